@@ -1,0 +1,116 @@
+"""Client commands: what a player asks a table to do.
+
+Commands are decoded at the boundary with unknown fields rejected, so a typo in a field name is a
+400, never a silently ignored option. The acting player is never part of a command: it comes from
+authentication. The dice are never part of a command either: the server rolls them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta
+
+from events.types import Channel, MoveT, PlayerId, TableKind, TableOptions
+
+Member = Annotated[str, Meta(min_length=1, max_length=64)]
+
+
+class Command(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
+):
+    """Base of every command."""
+
+
+class CreateTable(Command, frozen=True, kw_only=True, tag="create_table"):
+    kind: TableKind
+    options: TableOptions = TableOptions()
+    name: Annotated[str, Meta(max_length=100)] = ""
+
+
+class Join(Command, frozen=True, kw_only=True, tag="join"):
+    """Take a seat (0 or 1, or the first free one) or join a chouette's line."""
+
+    seat: Annotated[int, Meta(ge=0, le=1)] | None = None
+    display_name: Annotated[str, Meta(max_length=64)] = ""
+
+
+class Leave(Command, frozen=True, kw_only=True, tag="leave"):
+    pass
+
+
+class StartGame(Command, frozen=True, kw_only=True, tag="start_game"):
+    """Start the next game (and, in a new chouette, throw for the line)."""
+
+
+class Roll(Command, frozen=True, kw_only=True, tag="roll"):
+    """Throw the dice (the opening throw too); the server supplies them."""
+
+
+class Move(Command, frozen=True, kw_only=True, tag="move"):
+    """Play checkers: either standard notation or a list of ``[from, to]`` moves."""
+
+    notation: Annotated[str, Meta(max_length=200)] | None = None
+    moves: Annotated[list[MoveT], Meta(max_length=4)] | None = None
+
+
+class Double(Command, frozen=True, kw_only=True, tag="double"):
+    """Offer a double. In a chouette the box names the members whose cubes it turns (empty:
+    every cube it may turn); a member doubles their own cube."""
+
+    cubes: Annotated[list[Member], Meta(max_length=12)] = []
+
+
+class Take(Command, frozen=True, kw_only=True, tag="take"):
+    cube: str = ""
+    """Chouette: the member whose cube is answered (the box answering); else ''."""
+
+
+class Drop(Command, frozen=True, kw_only=True, tag="drop"):
+    cube: str = ""
+
+
+class Beaver(Command, frozen=True, kw_only=True, tag="beaver"):
+    cube: str = ""
+
+
+class Resign(Command, frozen=True, kw_only=True, tag="resign"):
+    level: Annotated[int, Meta(ge=1, le=3)]
+    to: Annotated[list[Member], Meta(max_length=12)] = []
+    """Chouette: the box names the members it offers to (empty: all)."""
+
+
+class Accept(Command, frozen=True, kw_only=True, tag="accept"):
+    cube: str = ""
+
+
+class Decline(Command, frozen=True, kw_only=True, tag="decline"):
+    cube: str = ""
+
+
+class Chat(Command, frozen=True, kw_only=True, tag="chat"):
+    channel: Channel = "table"
+    text: Annotated[str, Meta(min_length=1, max_length=2000)]
+
+
+AnyCommand = (
+    CreateTable
+    | Join
+    | Leave
+    | StartGame
+    | Roll
+    | Move
+    | Double
+    | Take
+    | Drop
+    | Beaver
+    | Resign
+    | Accept
+    | Decline
+    | Chat
+)
+
+COMMAND_DECODER: msgspec.json.Decoder[AnyCommand] = msgspec.json.Decoder(AnyCommand)
+
+__all__ = ["COMMAND_DECODER", "AnyCommand", "Command", "PlayerId"]
