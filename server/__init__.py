@@ -1,0 +1,1 @@
+"""The chouette server: HTTP, WebSocket and SSE over the event store (see DESIGN.md)."""

@@ -1,0 +1,98 @@
+"""The aiohttp application: ``create_app(config)`` wires things and nothing more.
+
+The database pool, the store, the notifier (one LISTEN connection per process) and the lobby
+projector live in a cleanup context; sockets are kept in a weak set and closed with GOING_AWAY
+on shutdown, after in-flight commands have finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections.abc import AsyncIterator
+
+from aiohttp import WSCloseCode, web
+
+from events.embedded import DatabaseConfig, database_url
+from events.migrations import migrate
+from events.store import EventStore
+from events.subscription import Notifier
+from server import handlers as h
+from server import openapi, streams
+from server.config import Config
+from server.keys import ACCOUNTS_POOL, CONFIG, LOBBY, METRICS, NOTIFIER, SOCKETS, TABLES
+from server.lobby import Lobby
+from server.metrics import Metrics
+from server.problems import error_middleware
+from server.tables import TableService
+
+log = logging.getLogger("chouette.server")
+
+
+def create_app(config: Config | None = None) -> web.Application:
+    config = config or Config.from_env()
+    app = web.Application(client_max_size=config.max_body, middlewares=[error_middleware])
+    app[CONFIG] = config
+    app[METRICS] = Metrics()
+    app[SOCKETS] = weakref.WeakSet()
+    app.cleanup_ctx.append(_database)
+    app.on_shutdown.append(_close_sockets)
+    _routes(app)
+    return app
+
+
+def _routes(app: web.Application) -> None:
+    r = app.router
+    r.add_post("/accounts", h.register)
+    r.add_post("/sessions", h.login)
+    r.add_delete("/sessions", h.logout)
+    r.add_post("/guests", h.guest)
+    r.add_get("/me", h.me)
+    r.add_get("/tables", h.lobby)
+    r.add_post("/tables", h.create_table)
+    r.add_get("/tables/{table_id}", h.get_table)
+    r.add_post("/tables/{table_id}/commands", h.post_command)
+    r.add_get("/tables/{table_id}/ws", streams.websocket)
+    r.add_get("/tables/{table_id}/events", streams.sse)
+    r.add_get("/log", h.global_feed)
+    r.add_get("/healthz", h.healthz)
+    r.add_get("/readyz", h.readyz)
+    r.add_get("/metrics", h.metrics)
+    r.add_get("/openapi.json", openapi.spec)
+    r.add_get("/docs", openapi.docs)
+    openapi.register_extras(app)
+
+
+async def _database(app: web.Application) -> AsyncIterator[None]:
+    config = app[CONFIG]
+    url = await database_url(DatabaseConfig(url=config.database_url, data_dir=config.data_dir))
+    store = await EventStore.connect(
+        url, partitions=config.partitions, min_size=2, max_size=config.pool_size
+    )
+    await migrate(store.pool)
+    notifier = Notifier(store, poll_interval=config.poll_interval, queue_events=config.client_queue)
+    await notifier.start()
+    lobby = Lobby(store, notifier)
+    await lobby.start()
+    app[ACCOUNTS_POOL] = store.pool
+    app[TABLES] = TableService(store, app[METRICS], config.dice_factory)
+    app[NOTIFIER] = notifier
+    app[LOBBY] = lobby
+    log.info("database ready", extra={"status": "ready"})
+    try:
+        yield
+    finally:
+        await lobby.stop()
+        await notifier.close()
+        await store.close()
+
+
+async def _close_sockets(app: web.Application) -> None:
+    """Graceful shutdown: wait for in-flight commands, then close sockets with GOING_AWAY."""
+    tables = app.get(TABLES)
+    if tables is not None:
+        await tables.drain(timeout=10)
+    for ws in list(app[SOCKETS]):
+        await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
+    await asyncio.sleep(0)

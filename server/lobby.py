@@ -1,0 +1,162 @@
+"""The lobby: open and running tables, kept by a projector of the log.
+
+Each table's row is advanced from its events in the same transaction as the projector's
+checkpoint (see :mod:`events.projection`), so the lobby is never ahead of or behind what it says
+it has read. Spectator counts are this process's connected watchers, added when listing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import asyncpg
+
+from events import types as e
+from events.errors import StoreError, translate_errors
+from events.projection import Projector
+from events.store import EventStore, RecordedEvent
+from events.subscription import Notifier
+from server.tables import decode_recorded
+
+log = logging.getLogger("chouette.lobby")
+
+
+class LobbyProjector(Projector):
+    def __init__(self, partition: int = 0) -> None:
+        super().__init__("lobby", partition)
+
+    async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
+        for rec in events:
+            if not rec.stream_id.startswith("table-"):
+                continue
+            table_id = rec.stream_id.removeprefix("table-")
+            try:
+                event = decode_recorded(rec)
+            except StoreError:
+                log.warning("lobby skips an undecodable event", extra={"table_id": table_id})
+                continue
+            await self._apply(connection, table_id, rec.version, event)
+
+    async def _apply(
+        self, conn: asyncpg.Connection, table_id: str, version: int, event: e.Event
+    ) -> None:
+        if isinstance(event, e.TableCreated):
+            o = event.options
+            max_players = o.max_players or (8 if event.kind == "chouette" else 2)
+            await conn.execute(
+                "INSERT INTO lobby_tables (table_id, kind, name, options, created_by, max_players,"
+                " status, version) VALUES ($1, $2, $3, $4::jsonb, $5, $6, 'open', $7)"
+                " ON CONFLICT (table_id) DO NOTHING",
+                table_id,
+                event.kind,
+                event.name,
+                json.dumps({f: getattr(o, f) for f in o.__struct_fields__}),
+                event.created_by,
+                max_players,
+                version,
+            )
+            return
+        if isinstance(event, e.PlayerJoined):
+            sql = (
+                "UPDATE lobby_tables SET players = array_append(players, $2), version = $3,"
+                " updated_at = now() WHERE table_id = $1 AND NOT $2 = ANY(players)"
+            )
+            await conn.execute(sql, table_id, event.player, version)
+        elif isinstance(event, e.PlayerLeft):
+            await conn.execute(
+                "UPDATE lobby_tables SET players = array_remove(players, $2), version = $3,"
+                " updated_at = now() WHERE table_id = $1",
+                table_id,
+                event.player,
+                version,
+            )
+        elif isinstance(event, e.GameStarted):
+            await conn.execute(
+                "UPDATE lobby_tables SET status = 'playing', games = $2, version = $3,"
+                " updated_at = now() WHERE table_id = $1",
+                table_id,
+                event.game,
+                version,
+            )
+        elif isinstance(event, e.MatchEnded):
+            await conn.execute(
+                "UPDATE lobby_tables SET status = 'finished', version = $2, updated_at = now()"
+                " WHERE table_id = $1",
+                table_id,
+                version,
+            )
+        else:
+            await conn.execute(
+                "UPDATE lobby_tables SET version = $2 WHERE table_id = $1", table_id, version
+            )
+
+
+class Lobby:
+    """Runs a lobby projector per partition and answers lobby queries."""
+
+    def __init__(self, store: EventStore, notifier: Notifier) -> None:
+        self.store = store
+        self.notifier = notifier
+        self.projectors = [LobbyProjector(p) for p in range(store.partitions)]
+        self.spectators: dict[str, int] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self.lag = 0
+
+    async def start(self) -> None:
+        for projector in self.projectors:
+            await projector.prepare(self.store)
+            self._tasks.append(asyncio.create_task(self._run(projector)))
+
+    async def _run(self, projector: LobbyProjector) -> None:
+        while True:
+            try:
+                await projector.run(self.notifier)
+                return
+            except asyncio.CancelledError:
+                raise
+            except StoreError as exc:
+                log.warning("lobby projector restarts after: %s", exc)
+                await asyncio.sleep(1)
+
+    async def stop(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+
+    async def catch_up(self) -> None:
+        """Apply everything committed so far (tests and the CLI)."""
+        for projector in self.projectors:
+            await projector.catch_up(self.store)
+
+    async def list(self, kind: str | None = None) -> list[dict[str, Any]]:
+        with translate_errors():
+            rows = await self.store.pool.fetch(
+                "SELECT table_id, kind, name, options, created_by, players, max_players, status,"
+                " games, version FROM lobby_tables WHERE ($1::text IS NULL OR kind = $1)"
+                " AND status <> 'finished' ORDER BY updated_at DESC LIMIT 500",
+                kind,
+            )
+        return [
+            {
+                "id": r["table_id"],
+                "kind": r["kind"],
+                "name": r["name"],
+                "options": json.loads(r["options"]),
+                "created_by": r["created_by"],
+                "players": list(r["players"]),
+                "seats": r["max_players"],
+                "free_seats": max(0, r["max_players"] - len(r["players"])),
+                "status": r["status"],
+                "games": r["games"],
+                "version": r["version"],
+                "spectators": self.spectators.get(r["table_id"], 0),
+            }
+            for r in rows
+        ]

@@ -1,0 +1,119 @@
+"""A small Prometheus registry: counters, gauges and histograms in the text exposition format.
+
+Written here rather than taken from ``prometheus_client`` because the server needs five metrics
+and the exposition format is a page of code; no global registry, one per app.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+Labels = tuple[tuple[str, str], ...]
+
+DEFAULT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+
+def _fmt_labels(labels: Labels, extra: tuple[tuple[str, str], ...] = ()) -> str:
+    items = labels + extra
+    if not items:
+        return ""
+    body = ",".join(
+        f'{k}="{v.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34))}"'
+        for k, v in items
+    )
+    return "{" + body + "}"
+
+
+class Metric:
+    def __init__(self, name: str, help_: str, kind: str) -> None:
+        self.name, self.help, self.kind = name, help_, kind
+
+    def render(self) -> list[str]:
+        return [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} {self.kind}"]
+
+
+class Counter(Metric):
+    def __init__(self, name: str, help_: str) -> None:
+        super().__init__(name, help_, "counter")
+        self.values: dict[Labels, float] = defaultdict(float)
+
+    def inc(self, amount: float = 1.0, **labels: str) -> None:
+        self.values[tuple(sorted(labels.items()))] += amount
+
+    def render(self) -> list[str]:
+        return super().render() + [
+            f"{self.name}{_fmt_labels(k)} {v}" for k, v in sorted(self.values.items())
+        ]
+
+
+class Gauge(Metric):
+    def __init__(self, name: str, help_: str) -> None:
+        super().__init__(name, help_, "gauge")
+        self.values: dict[Labels, float] = defaultdict(float)
+
+    def set(self, value: float, **labels: str) -> None:
+        self.values[tuple(sorted(labels.items()))] = value
+
+    def inc(self, amount: float = 1.0, **labels: str) -> None:
+        self.values[tuple(sorted(labels.items()))] += amount
+
+    def render(self) -> list[str]:
+        return super().render() + [
+            f"{self.name}{_fmt_labels(k)} {v}" for k, v in sorted(self.values.items())
+        ]
+
+
+class Histogram(Metric):
+    def __init__(self, name: str, help_: str, buckets: tuple[float, ...] = DEFAULT_BUCKETS) -> None:
+        super().__init__(name, help_, "histogram")
+        self.buckets = buckets
+        self.counts: dict[Labels, list[int]] = {}
+        self.sums: dict[Labels, float] = defaultdict(float)
+
+    def observe(self, value: float, **labels: str) -> None:
+        key = tuple(sorted(labels.items()))
+        counts = self.counts.setdefault(key, [0] * (len(self.buckets) + 1))
+        for i, bound in enumerate(self.buckets):
+            if value <= bound:
+                counts[i] += 1
+        counts[-1] += 1
+        self.sums[key] += value
+
+    def render(self) -> list[str]:
+        lines = super().render()
+        for key, counts in sorted(self.counts.items()):
+            for bound, n in zip((*self.buckets, math.inf), counts, strict=True):
+                le = "+Inf" if bound == math.inf else repr(bound)
+                lines.append(f"{self.name}_bucket{_fmt_labels(key, (('le', le),))} {n}")
+            lines.append(f"{self.name}_sum{_fmt_labels(key)} {self.sums[key]}")
+            lines.append(f"{self.name}_count{_fmt_labels(key)} {counts[-1]}")
+        return lines
+
+
+class Metrics:
+    """The server's metrics."""
+
+    def __init__(self) -> None:
+        self.commands = Counter("chouette_commands_total", "Commands by type and outcome.")
+        self.command_latency = Histogram(
+            "chouette_command_seconds", "Time to decide and append a command."
+        )
+        self.append_latency = Histogram(
+            "chouette_append_seconds", "Time of the event store append round trip."
+        )
+        self.clients = Gauge("chouette_connected_clients", "Connected stream clients by kind.")
+        self.subscriber_lag = Gauge(
+            "chouette_subscriber_lag_events",
+            "Events between the log head and the slowest live subscriber.",
+        )
+        self.all: list[Metric] = [
+            self.commands,
+            self.command_latency,
+            self.append_latency,
+            self.clients,
+            self.subscriber_lag,
+        ]
+
+    def render(self) -> str:
+        return "\n".join(line for m in self.all for line in m.render()) + "\n"

@@ -1,0 +1,184 @@
+"""RFC 9457 problem responses, and the one middleware that maps every error to one.
+
+Handlers raise; they never build error responses themselves. The middleware maps engine errors
+(rules), store errors (conflicts, outages), decoding errors (bad input) and :class:`Problem` to a
+JSON problem with ``type``, ``title``, ``status``, ``detail`` and, where known, the ``field`` at
+fault. Bad input is never a 500, and since a command is appended only after it was decided, no
+error path has written anything.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable
+
+import msgspec
+from aiohttp import web
+
+from engine.errors import (
+    EngineError,
+    GameOverError,
+    IllegalPlayError,
+    InvalidPlayError,
+    NotYourTurnError,
+)
+from events.errors import ConcurrencyError, CorruptEventError, StoreError, StoreUnavailableError
+
+log = logging.getLogger("chouette.server")
+
+PROBLEM_BASE = "https://chouette.invalid/problems/"
+"""Problem ``type`` URIs are stable identifiers under this base (documented in OpenAPI)."""
+
+
+class Problem(Exception):
+    """An error the server reports as a problem response."""
+
+    def __init__(
+        self,
+        status: int,
+        slug: str,
+        title: str,
+        detail: str = "",
+        *,
+        field: str | None = None,
+        headers: dict[str, str] | None = None,
+        **extra: object,
+    ) -> None:
+        super().__init__(detail or title)
+        self.status = status
+        self.slug = slug
+        self.title = title
+        self.detail = detail or title
+        self.field = field
+        self.headers = headers or {}
+        self.extra = extra
+
+    def body(self) -> dict[str, object]:
+        doc: dict[str, object] = {
+            "type": PROBLEM_BASE + self.slug,
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+        }
+        if self.field:
+            doc["field"] = self.field
+        doc.update(self.extra)
+        return doc
+
+
+def bad_request(detail: str, field: str | None = None) -> Problem:
+    return Problem(400, "bad-request", "Bad request", detail, field=field)
+
+
+def not_found(detail: str) -> Problem:
+    return Problem(404, "not-found", "Not found", detail)
+
+
+def unauthorized(detail: str = "a bearer token is required") -> Problem:
+    return Problem(
+        401, "unauthorized", "Unauthorized", detail, headers={"WWW-Authenticate": "Bearer"}
+    )
+
+
+def forbidden(detail: str) -> Problem:
+    return Problem(403, "forbidden", "Forbidden", detail)
+
+
+_FIELD = re.compile(r"at `\$\.?([^`]*)`")
+_UNKNOWN = re.compile(r"unknown field `([^`]*)`")
+
+
+def from_decode_error(exc: msgspec.DecodeError) -> Problem:
+    """A msgspec validation or syntax error as a 400, naming the field at fault."""
+    text = str(exc)
+    m = _FIELD.search(text)
+    field = m.group(1) if m else None
+    unknown = _UNKNOWN.search(text)
+    if unknown:
+        field = f"{field}.{unknown.group(1)}" if field else unknown.group(1)
+    if isinstance(exc, msgspec.ValidationError):
+        return Problem(400, "invalid-field", "Invalid request", text, field=field or None)
+    return Problem(400, "malformed-json", "Malformed JSON", f"the body is not valid JSON: {text}")
+
+
+def to_problem(exc: BaseException) -> Problem | None:
+    """The problem for a known error, or None for a bug (which becomes a logged 500)."""
+    from events.decider import CommandError, NotAllowedError
+
+    if isinstance(exc, Problem):
+        return exc
+    if isinstance(exc, msgspec.DecodeError):
+        return from_decode_error(exc)
+    if isinstance(exc, NotAllowedError):
+        return Problem(403, "not-your-role", "Not allowed", str(exc))
+    if isinstance(exc, NotYourTurnError):
+        return Problem(403, "not-your-turn", "Not your turn", str(exc))
+    if isinstance(exc, IllegalPlayError):
+        return Problem(422, "illegal-play", "Illegal play", str(exc))
+    if isinstance(exc, InvalidPlayError):
+        return Problem(400, "invalid-play", "Malformed play", str(exc), field="notation")
+    if isinstance(exc, GameOverError):
+        return Problem(409, "game-over", "Game over", str(exc))
+    if isinstance(exc, CommandError):
+        return Problem(409, "not-now", "Not allowed now", str(exc))
+    if isinstance(exc, EngineError):
+        return Problem(409, "not-now", "Not allowed now", str(exc))
+    if isinstance(exc, ConcurrencyError):
+        return Problem(409, "version-conflict", "Version conflict", str(exc))
+    if isinstance(exc, StoreUnavailableError):
+        return Problem(
+            503,
+            "unavailable",
+            "Service unavailable",
+            "the database is unavailable; retry with the same command id",
+            headers={"Retry-After": "1"},
+        )
+    if isinstance(exc, CorruptEventError):
+        return Problem(500, "corrupt-event", "Corrupt event", str(exc))
+    if isinstance(exc, StoreError):
+        return Problem(503, "store-error", "Store error", str(exc))
+    return None
+
+
+def problem_response(problem: Problem) -> web.Response:
+    return web.Response(
+        body=msgspec.json.encode(problem.body()),
+        status=problem.status,
+        content_type="application/problem+json",
+        headers=problem.headers,
+    )
+
+
+_HTTP_SLUGS = {
+    404: ("not-found", "Not found"),
+    405: ("method-not-allowed", "Method not allowed"),
+    413: ("too-large", "Request body too large"),
+}
+
+
+@web.middleware
+async def error_middleware(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Every error becomes a problem response; a bug becomes a logged 500 with no details."""
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        slug, title = _HTTP_SLUGS.get(exc.status, ("http-error", exc.reason))
+        detail = exc.text or exc.reason
+        if exc.status == 413:
+            detail = (
+                f"the request body is larger than the limit of {request.app['_max_body']} bytes"
+            )
+        return problem_response(Problem(exc.status, slug, title, detail or title))
+    except Exception as exc:
+        problem = to_problem(exc)
+        if problem is None:
+            log.exception("unhandled error", extra={"path": request.path})
+            problem = Problem(500, "internal", "Internal error", "an unexpected error occurred")
+        elif problem.status >= 500:
+            log.warning("request failed: %s", exc, extra={"path": request.path})
+        return problem_response(problem)

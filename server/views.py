@@ -1,0 +1,118 @@
+"""What clients see: a table's state as JSON, for one viewer.
+
+``GET /tables/{id}`` answers with :func:`table_view`: the Position ID and Match ID, whose turn it
+is and what the viewer may do, the legal plays of the player on roll in notation, every cube,
+the line and the ledger.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.game import Game, Phase
+from engine.notation import format_play
+from events.decider import TableState
+
+
+def _game_view(state: TableState, game: Game, viewer: str | None) -> dict[str, Any]:
+    session = state.session
+    assert session is not None
+    seats = state.seats
+
+    def who(i: int | None) -> str | None:
+        return None if i is None else seats[i]
+
+    seat = state.seat_of(viewer) if viewer else None
+    view: dict[str, Any] = {
+        "number": state.game_no,
+        "phase": game.phase.value,
+        "turn": who(game.turn) if game.phase is not Phase.OPENING else None,
+        "to_act": who(game.to_act),
+        "dice": list(game.dice) if game.dice else None,
+        "position_id": game.position_id(),
+        "match_id": game.match_id(session.length, session.score, session.crawford),
+        "board": _board(game),
+        "cube": {"value": game.cube.value, "owner": who(game.cube.owner)},
+        "pending_double": None,
+        "resignation": None,
+        "legal_plays": [format_play(game.position, p.moves) for p in game.legal_plays()],
+        "dice_commitment": state.commitment,
+        "allowed": sorted(a.value for a in game.allowed(seat)) if seat is not None else [],
+    }
+    if game.pending is not None:
+        view["pending_double"] = {
+            "by": who(game.pending.doubler),
+            "to_answer": who(game.pending.responder),
+            "value": game.pending.value,
+            "beavered": game.pending.beavered,
+        }
+    if game.resignation is not None:
+        view["resignation"] = {"by": who(game.resignation.by), "level": int(game.resignation.level)}
+    if game.result is not None:
+        view["result"] = {
+            "winner": who(game.result.winner),
+            "result": int(game.result.result),
+            "cube": game.result.cube,
+            "points": game.result.points,
+            "how": game.result.how,
+        }
+    return view
+
+
+def _board(game: Game) -> dict[str, Any]:
+    """Both sides in their own numbering: index 0 off, 1..24 points, 25 bar."""
+    return {"on_roll": list(game.position.me), "other": list(game.position.opp)}
+
+
+def table_view(state: TableState, viewer: str | None) -> dict[str, Any]:
+    """The table as ``viewer`` (an account id, or None for an anonymous spectator) sees it."""
+    view: dict[str, Any] = {
+        "id": state.table_id,
+        "kind": state.kind,
+        "name": state.name,
+        "options": {f: getattr(state.options, f) for f in state.options.__struct_fields__},
+        "version": state.version,
+        "created_by": state.created_by,
+        "players": [{"id": p, "name": state.display_name(p)} for p in state.players],
+        "ledger": dict(state.ledger),
+        "in_game": state.in_game,
+        "role": role_of(state, viewer),
+    }
+    if state.kind == "chouette":
+        from server.chouette_view import chouette_view
+
+        view.update(chouette_view(state, viewer))
+        return view
+    view["seats"] = list(state.seats)
+    session = state.session
+    if session is not None:
+        view["score"] = list(session.score)
+        view["match_length"] = session.length
+        view["crawford"] = session.crawford
+        view["match_winner"] = state.match_winner or None
+        if session.game is not None:
+            view["game"] = _game_view(state, session.game, viewer)
+    allowed = set(view.get("game", {}).get("allowed", []))
+    if viewer and state.seat_of(viewer) is not None:
+        if not state.in_game:
+            allowed.add("leave")
+            if None not in state.seats and not state.match_winner:
+                allowed.add("start_game")
+        elif not state.dice_counter:
+            allowed.add("add_seed")
+        allowed.add("chat")
+    elif viewer and None in state.seats and not state.match_winner:
+        allowed.add("join")
+    view["allowed"] = sorted(allowed)
+    return view
+
+
+def role_of(state: TableState, viewer: str | None) -> str:
+    """The viewer's role: player, box, captain, member, dropped, spectator or anonymous."""
+    if viewer is None:
+        return "anonymous"
+    if state.kind == "chouette" and state.chouette is not None:
+        from server.chouette_view import chouette_role
+
+        return chouette_role(state, viewer)
+    return "player" if state.seat_of(viewer) is not None else "spectator"
