@@ -1,0 +1,556 @@
+"""Subscriptions: catch up from the database, then follow the log live, with no gap and no
+duplicate at the hand-over.
+
+One :class:`Notifier` per process owns the one dedicated LISTEN connection (reconnected when it
+drops) and one *feed* per log partition: a task that reads new events once, when woken by a
+notification or by the polling fallback, and hands them to every live subscriber of that
+partition. Each subscriber has a bounded queue; one that falls behind is detached and goes back to
+reading from the database itself, so a slow consumer costs memory for at most its queue.
+
+Why a reader can trust positions: an append allocates its positions under its partition's
+counter row lock, held until it commits, so transactions of one partition commit in position
+order and a reader following ``position > checkpoint`` can never skip an event that commits late
+(plain ``bigserial`` gives no such promise: a lower id can commit after a higher one has been
+read). Readers still check that positions are contiguous and, on a jump, re-read from their
+checkpoint instead of skipping: a jump can only mean something we did not foresee.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from typing import Final
+
+import asyncpg
+
+from events.errors import StoreError, translate_errors
+from events.store import EventStore, RecordedEvent
+
+__all__ = ["CHANNEL", "LogSubscription", "Notifier", "StreamSubscription", "Subscription"]
+
+CHANNEL: Final = "chouette_events"
+"""The notification channel; payloads are ``"partition:last_position"``."""
+
+_log = logging.getLogger(__name__)
+
+
+def _contiguous(
+    batch: list[RecordedEvent], after: int, key: Callable[[RecordedEvent], int]
+) -> bool:
+    expected = after + 1
+    for event in batch:
+        if key(event) != expected:
+            return False
+        expected += 1
+    return True
+
+
+def _position(event: RecordedEvent) -> int:
+    return event.position
+
+
+def _version(event: RecordedEvent) -> int:
+    return event.version
+
+
+class _Sink:
+    """A live subscriber's bounded queue, filled by its partition's feed."""
+
+    __slots__ = ("batches", "count", "detached", "limit", "signal", "stream_id")
+
+    def __init__(self, limit: int, stream_id: str | None) -> None:
+        self.batches: deque[list[RecordedEvent]] = deque()
+        self.count = 0
+        self.limit = limit
+        self.stream_id = stream_id
+        self.detached = False
+        self.signal = asyncio.Event()
+
+    def offer(self, batch: list[RecordedEvent]) -> bool:
+        """Queue a batch; False (and detached) when it would overflow."""
+        if self.count + len(batch) > self.limit:
+            self.detached = True
+            self.signal.set()
+            return False
+        self.batches.append(batch)
+        self.count += len(batch)
+        self.signal.set()
+        return True
+
+    def pop(self) -> list[RecordedEvent]:
+        batch = self.batches.popleft()
+        self.count -= len(batch)
+        return batch
+
+
+class _Feed:
+    """Reads one partition's new events once and hands them to its live subscribers."""
+
+    def __init__(self, notifier: Notifier, partition: int) -> None:
+        self.notifier = notifier
+        self.partition = partition
+        self.position = -1
+        """The last position handed out; -1 until the feed knows the partition's head."""
+        self.jumps = 0
+        """How many times a read was not contiguous and was repeated."""
+        self.log_sinks: set[_Sink] = set()
+        self.stream_sinks: dict[str, set[_Sink]] = {}
+        self.wake = asyncio.Event()
+        self.ready = asyncio.Event()
+        self.task = asyncio.create_task(self._run(), name=f"log-feed-{partition}")
+
+    def attach(self, sink: _Sink) -> int:
+        """Start handing batches to ``sink``; returns the position it will continue from."""
+        if sink.stream_id is None:
+            self.log_sinks.add(sink)
+        else:
+            self.stream_sinks.setdefault(sink.stream_id, set()).add(sink)
+        return self.position
+
+    def detach(self, sink: _Sink) -> None:
+        if sink.stream_id is None:
+            self.log_sinks.discard(sink)
+            return
+        sinks = self.stream_sinks.get(sink.stream_id)
+        if sinks is not None:
+            sinks.discard(sink)
+            if not sinks:
+                del self.stream_sinks[sink.stream_id]
+
+    def _deliver(self, batch: list[RecordedEvent]) -> None:
+        for sink in tuple(self.log_sinks):
+            if not sink.offer(batch):
+                self.detach(sink)
+        if self.stream_sinks:
+            by_stream: dict[str, list[RecordedEvent]] = {}
+            for event in batch:
+                if event.stream_id in self.stream_sinks:
+                    by_stream.setdefault(event.stream_id, []).append(event)
+            for stream_id, events in by_stream.items():
+                for sink in tuple(self.stream_sinks.get(stream_id, ())):
+                    if not sink.offer(events):
+                        self.detach(sink)
+
+    async def _sleep(self, seconds: float) -> None:
+        try:
+            async with asyncio.timeout(seconds):
+                await self.wake.wait()
+        except TimeoutError:
+            pass
+
+    async def _run(self) -> None:
+        notifier = self.notifier
+        store = notifier.store
+        while self.position < 0:
+            try:
+                heads = await store.partition_heads()
+            except StoreError as e:
+                _log.warning("log feed %d cannot read the partition head: %s", self.partition, e)
+                await asyncio.sleep(notifier.poll_interval)
+                continue
+            self.position = heads.get(self.partition, 0)
+        self.ready.set()
+        backoff = 0.005
+        while True:
+            self.wake.clear()
+            try:
+                batch = await store.read_log(self.partition, self.position, notifier.batch_size)
+            except StoreError as e:
+                _log.warning("log feed %d cannot read: %s", self.partition, e)
+                await self._sleep(notifier.poll_interval)
+                continue
+            if batch and not _contiguous(batch, self.position, _position):
+                # Not expected with commit-ordered positions; if it happens, an earlier position
+                # may still be committing: wait a little and read again from where we are.
+                self.jumps += 1
+                _log.warning(
+                    "log feed %d: read %d.. after %d; reading again",
+                    self.partition,
+                    batch[0].position,
+                    self.position,
+                )
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, notifier.poll_interval)
+                continue
+            backoff = 0.005
+            if batch:
+                self.position = batch[-1].position
+                self._deliver(batch)
+                if len(batch) == notifier.batch_size:
+                    continue
+            # Woken at once if a notification came in during the read.
+            await self._sleep(notifier.poll_interval)
+
+
+class Notifier:
+    """The LISTEN connection of a process and the live feeds of its subscriptions.
+
+    :param store: the store to read from.
+    :param dsn: where to LISTEN (default: ``store.dsn``).
+    :param listen: False to rely on polling alone.
+    :param poll_interval: how often feeds read even without a notification, in seconds: the
+        fallback for a lost notification or a dropped listener connection.
+    :param batch_size: most events per read.
+    :param queue_events: most events queued for one live subscriber before it is detached.
+
+    Use as ``async with Notifier(store) as notifier:``, then :meth:`subscribe` or
+    :meth:`subscribe_stream`.
+    """
+
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        dsn: str | None = None,
+        listen: bool = True,
+        poll_interval: float = 1.0,
+        reconnect_delay: float = 0.5,
+        batch_size: int = 1000,
+        queue_events: int = 10_000,
+    ) -> None:
+        if listen and (dsn or store.dsn) is None:
+            raise ValueError("a Notifier that listens needs a dsn (or a store made by connect())")
+        self.store = store
+        self.poll_interval = poll_interval
+        self.reconnect_delay = reconnect_delay
+        self.batch_size = batch_size
+        self.queue_events = queue_events
+        self.connections = 0
+        """How many times the LISTEN connection has been established."""
+        self._dsn = dsn or store.dsn
+        self._listen = listen
+        self._feeds: dict[int, _Feed] = {}
+        self._listener: asyncio.Task[None] | None = None
+        self._listening = asyncio.Event()
+        self._first_attempt = asyncio.Event()
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def listening(self) -> bool:
+        """Whether the LISTEN connection is up right now."""
+        return self._listening.is_set()
+
+    async def start(self) -> None:
+        """Start listening; waits for the first connection attempt (a failure is retried)."""
+        if self._listen and self._listener is None:
+            self._listener = asyncio.create_task(self._listen_loop(), name="log-listener")
+            await self._first_attempt.wait()
+
+    async def wait_listening(self) -> None:
+        """Wait until the LISTEN connection is up."""
+        await self._listening.wait()
+
+    async def close(self) -> None:
+        """Stop listening and feeding; open subscriptions end."""
+        self._closed = True
+        tasks = [feed.task for feed in self._feeds.values()]
+        if self._listener is not None:
+            tasks.append(self._listener)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for feed in self._feeds.values():
+            for sink in [*feed.log_sinks, *(s for ss in feed.stream_sinks.values() for s in ss)]:
+                sink.detached = True
+                sink.signal.set()
+        self._feeds.clear()
+
+    async def __aenter__(self) -> Notifier:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    def wake(self, partition: int | None = None) -> None:
+        """Make a partition's feed (or every feed) read now."""
+        if partition is None:
+            for each in self._feeds.values():
+                each.wake.set()
+            return
+        feed = self._feeds.get(partition)
+        if feed is not None:
+            feed.wake.set()
+
+    def feed_jumps(self, partition: int) -> int:
+        """How many non-contiguous reads a partition's feed has seen (and re-read)."""
+        feed = self._feeds.get(partition)
+        return 0 if feed is None else feed.jumps
+
+    def subscribe(
+        self, partition: int = 0, after_position: int = 0, *, batch_size: int | None = None
+    ) -> LogSubscription:
+        """Every event of a partition's log after ``after_position``, then live."""
+        return LogSubscription(self, partition, after_position, batch_size or self.batch_size)
+
+    def subscribe_stream(
+        self,
+        stream_id: str,
+        after_version: int = 0,
+        *,
+        partition: int | None = None,
+        batch_size: int | None = None,
+    ) -> StreamSubscription:
+        """Every event of one stream after ``after_version``, then live.
+
+        :param partition: the stream's partition, if it may not exist yet and was (or will be)
+            placed explicitly; by default it is looked up, else :meth:`EventStore.partition_for`.
+        """
+        return StreamSubscription(
+            self, stream_id, after_version, partition, batch_size or self.batch_size
+        )
+
+    async def _feed(self, partition: int) -> _Feed:
+        if self._closed:
+            raise StoreError("the notifier is closed")
+        feed = self._feeds.get(partition)
+        if feed is None:
+            feed = self._feeds[partition] = _Feed(self, partition)
+        await feed.ready.wait()
+        return feed
+
+    def _on_notify(
+        self, connection: asyncpg.Connection, pid: int, channel: str, payload: object
+    ) -> None:
+        partition, _, _ = str(payload).partition(":")
+        try:
+            self.wake(int(partition))
+        except ValueError:
+            self.wake()
+
+    async def _listen_loop(self) -> None:
+        assert self._dsn is not None
+        while True:
+            connection: asyncpg.Connection | None = None
+            lost = asyncio.Event()
+
+            def on_lost(_connection: object, lost: asyncio.Event = lost) -> None:
+                lost.set()
+
+            try:
+                with translate_errors():
+                    connection = await asyncpg.connect(self._dsn)
+                    connection.add_termination_listener(on_lost)
+                    await connection.add_listener(CHANNEL, self._on_notify)
+                self.connections += 1
+                self._listening.set()
+                self._first_attempt.set()
+                # Anything committed while we were not listening.
+                self.wake()
+                await lost.wait()
+                _log.warning("LISTEN connection lost; reconnecting")
+            except StoreError as e:
+                _log.warning("LISTEN connection failed: %s", e)
+            finally:
+                self._listening.clear()
+                self._first_attempt.set()
+                if connection is not None and not connection.is_closed():
+                    connection.terminate()
+            await asyncio.sleep(self.reconnect_delay)
+
+
+class Subscription:
+    """Base of the subscriptions: iterate events (``async for event in sub``) or batches
+    (``async for batch in sub.batches()``). Close it (or use ``async with``) when done.
+
+    Catch-up reads the database in batches. When a read comes back short, the subscription
+    attaches to the partition's feed, reads once more from the database to cover everything
+    committed before it attached, and then takes live batches from its queue, dropping what it
+    already has. If its queue overflows, or a live batch does not continue where it is, it goes
+    back to reading the database.
+    """
+
+    _CATCH_UP: Final = 0
+    _CLOSING: Final = 1
+    _LIVE: Final = 2
+
+    def __init__(self, notifier: Notifier, cursor: int, batch_size: int) -> None:
+        self._notifier = notifier
+        self._cursor = cursor
+        self._batch_size = batch_size
+        self._phase = self._CATCH_UP
+        self._feed: _Feed | None = None
+        self._sink: _Sink | None = None
+        self._buffer: list[RecordedEvent] = []
+        self._index = 0
+        self._closed = False
+        self.catch_ups = 0
+        """How many times the subscription has gone (back) to reading the database."""
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    async def _partition(self) -> int:
+        raise NotImplementedError
+
+    async def _read(self) -> list[RecordedEvent]:
+        raise NotImplementedError
+
+    def _key(self, event: RecordedEvent) -> int:
+        raise NotImplementedError
+
+    def _stream_filter(self) -> str | None:
+        return None
+
+    def _accept(self, batch: list[RecordedEvent]) -> bool:
+        if not _contiguous(batch, self._cursor, self._key):
+            return False
+        self._cursor = self._key(batch[-1])
+        return True
+
+    def _leave_live(self) -> None:
+        if self._sink is not None and self._feed is not None:
+            self._feed.detach(self._sink)
+        self._sink = None
+        self._phase = self._CATCH_UP
+        self.catch_ups += 1
+
+    async def next_batch(self) -> list[RecordedEvent]:
+        """The next non-empty batch, waiting for one if need be.
+
+        :raises StopAsyncIteration: the subscription (or its notifier) is closed.
+        """
+        jump_delay = 0.005
+        while True:
+            if self._closed or self._notifier.closed:
+                raise StopAsyncIteration
+            if self._phase == self._LIVE:
+                sink = self._sink
+                assert sink is not None
+                if sink.batches:
+                    batch = [e for e in sink.pop() if self._key(e) > self._cursor]
+                    if not batch:
+                        continue
+                    if self._accept(batch):
+                        return batch
+                    self._leave_live()
+                    continue
+                if sink.detached:
+                    self._leave_live()
+                    continue
+                sink.signal.clear()
+                await sink.signal.wait()
+                continue
+            batch = await self._read()
+            if batch and not self._accept(batch):
+                await asyncio.sleep(jump_delay)
+                jump_delay = min(jump_delay * 2, self._notifier.poll_interval)
+                continue
+            short = len(batch) < self._batch_size
+            if short:
+                if self._phase == self._CATCH_UP:
+                    # Near the head: attach, then read once more to cover the attach.
+                    self._feed = await self._notifier._feed(await self._partition())
+                    self._sink = _Sink(self._notifier.queue_events, self._stream_filter())
+                    self._feed.attach(self._sink)
+                    self._phase = self._CLOSING
+                else:
+                    self._phase = self._LIVE
+            if batch:
+                return batch
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> RecordedEvent:
+        if self._index >= len(self._buffer):
+            self._buffer = await self.next_batch()
+            self._index = 0
+        event = self._buffer[self._index]
+        self._index += 1
+        return event
+
+    async def batches(self) -> AsyncIterator[list[RecordedEvent]]:
+        """The events in batches, as read; ends when the subscription is closed."""
+        if self._index < len(self._buffer):
+            rest = self._buffer[self._index :]
+            self._buffer, self._index = [], 0
+            yield rest
+        while True:
+            try:
+                batch = await self.next_batch()
+            except StopAsyncIteration:
+                return
+            yield batch
+
+    async def close(self) -> None:
+        """Stop: a waiting iteration ends."""
+        self._closed = True
+        sink = self._sink
+        if sink is not None:
+            if self._feed is not None:
+                self._feed.detach(sink)
+            sink.signal.set()
+        self._sink = None
+
+    async def __aenter__(self) -> Subscription:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+
+class LogSubscription(Subscription):
+    """A partition's log after a position. :attr:`position` is the last position delivered."""
+
+    def __init__(self, notifier: Notifier, partition: int, after_position: int, batch_size: int):
+        super().__init__(notifier, after_position, batch_size)
+        self.partition = partition
+
+    @property
+    def position(self) -> int:
+        return self._cursor
+
+    async def _partition(self) -> int:
+        return self.partition
+
+    async def _read(self) -> list[RecordedEvent]:
+        return await self._notifier.store.read_log(self.partition, self._cursor, self._batch_size)
+
+    def _key(self, event: RecordedEvent) -> int:
+        return event.position
+
+
+class StreamSubscription(Subscription):
+    """One stream after a version. :attr:`version` is the last version delivered."""
+
+    def __init__(
+        self,
+        notifier: Notifier,
+        stream_id: str,
+        after_version: int,
+        partition: int | None,
+        batch_size: int,
+    ):
+        super().__init__(notifier, after_version, batch_size)
+        self.stream_id = stream_id
+        self._partition_id = partition
+
+    @property
+    def version(self) -> int:
+        return self._cursor
+
+    async def _partition(self) -> int:
+        if self._partition_id is None:
+            store = self._notifier.store
+            found = await store.stream_partition(self.stream_id)
+            self._partition_id = store.partition_for(self.stream_id) if found is None else found
+        return self._partition_id
+
+    async def _read(self) -> list[RecordedEvent]:
+        return await self._notifier.store.read_stream(
+            self.stream_id, self._cursor, limit=self._batch_size
+        )
+
+    def _key(self, event: RecordedEvent) -> int:
+        return event.version
+
+    def _stream_filter(self) -> str | None:
+        return self.stream_id
