@@ -1,0 +1,189 @@
+"""Shared fixtures.
+
+Database tests run against the server named by ``DATABASE_URL`` or, when it is unset, an
+embedded PostgreSQL started once for the session. Each test gets a fresh database: the session
+creates one template database per server with every migration applied, and each test gets
+``CREATE DATABASE ... TEMPLATE`` of it (a few tens of milliseconds), dropped afterwards.
+
+- ``server_url``: the server (session-wide); override it to run tests against another one.
+- ``db_url``: a fresh, migrated database on ``server_url`` for this test.
+- ``pool``, ``store``: an asyncpg pool and an :class:`events.store.EventStore` on it.
+- ``admin``: a superuser connection to the same database, for tampering with it.
+- ``embedded_server``: the session's embedded server (started on first use).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+
+from events.embedded import EmbeddedPostgres, start_embedded
+from events.migrations import migrate
+from events.store import EventStore
+
+_PREFIX = "chouette_t"
+_OURS = re.compile(rf"^{_PREFIX}(?:mpl)?_(\d+)(?:_\d+)?$")
+
+
+def with_database(url: str, database: str) -> str:
+    """``url`` pointing at another database on the same server."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class DatabaseFactory:
+    """The template and per-test databases of this session on one server."""
+
+    def __init__(self, server_url: str) -> None:
+        self.server_url = server_url
+        self.template = f"{_PREFIX}mpl_{os.getpid()}"
+        self._ready = False
+        self._count = 0
+
+    async def _prepare(self, admin: asyncpg.Connection) -> None:
+        # Databases left by sessions that died (their pid is gone) are dropped first.
+        for row in await admin.fetch("SELECT datname FROM pg_database"):
+            match = _OURS.match(row["datname"])
+            if match and not _pid_alive(int(match.group(1))):
+                await admin.execute(f'DROP DATABASE IF EXISTS "{row["datname"]}" WITH (FORCE)')
+        await admin.execute(f'DROP DATABASE IF EXISTS "{self.template}" WITH (FORCE)')
+        await admin.execute(f'CREATE DATABASE "{self.template}"')
+        conn = await asyncpg.connect(with_database(self.server_url, self.template))
+        try:
+            await migrate(conn)
+        finally:
+            await conn.close()
+        self._ready = True
+
+    async def create(self) -> str:
+        """A fresh migrated database's name."""
+        admin = await asyncpg.connect(self.server_url)
+        try:
+            if not self._ready:
+                await self._prepare(admin)
+            self._count += 1
+            name = f"{_PREFIX}_{os.getpid()}_{self._count}"
+            await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"')
+            return name
+        finally:
+            await admin.close()
+
+    async def drop(self, name: str) -> None:
+        admin = await asyncpg.connect(self.server_url)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+    def close(self) -> None:
+        if not self._ready:
+            return
+        # An embedded server may have stopped first, taking its databases with it.
+        with contextlib.suppress(OSError):
+            asyncio.run(self.drop(self.template))
+
+
+async def _execute(url: str, *statements: str) -> None:
+    conn = await asyncpg.connect(url)
+    try:
+        for statement in statements:
+            await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def embedded_server() -> Iterator[EmbeddedPostgres]:
+    """An embedded PostgreSQL in a temporary directory, for the whole session."""
+    root = Path(tempfile.mkdtemp(prefix="chouette-pg-"))
+    server = start_embedded(root / "pgdata", delete_on_exit=True)
+    # A throwaway server: durability buys nothing here, and every test creates a database.
+    asyncio.run(_execute(server.url, "ALTER SYSTEM SET fsync = off", "SELECT pg_reload_conf()"))
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def server_url(request: pytest.FixtureRequest) -> str:
+    """The server database tests use: ``DATABASE_URL``, else the embedded one."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        return url
+    server: EmbeddedPostgres = request.getfixturevalue("embedded_server")
+    return server.url
+
+
+@pytest.fixture(scope="session")
+def database_factories() -> Iterator[dict[str, DatabaseFactory]]:
+    registry: dict[str, DatabaseFactory] = {}
+    yield registry
+    for databases in registry.values():
+        databases.close()
+
+
+@pytest.fixture
+async def db_url(
+    server_url: str, database_factories: dict[str, DatabaseFactory]
+) -> AsyncIterator[str]:
+    """A fresh database with the migrations applied, on ``server_url``, dropped afterwards."""
+    databases = database_factories.get(server_url)
+    if databases is None:
+        databases = database_factories[server_url] = DatabaseFactory(server_url)
+    name = await databases.create()
+    try:
+        yield with_database(server_url, name)
+    finally:
+        await databases.drop(name)
+
+
+@pytest.fixture
+async def pool(db_url: str) -> AsyncIterator[asyncpg.Pool]:
+    pool = await asyncpg.create_pool(db_url, min_size=1, max_size=10)
+    try:
+        yield pool
+    finally:
+        await pool.close()
+
+
+@pytest.fixture
+async def store(pool: asyncpg.Pool, db_url: str) -> AsyncIterator[EventStore]:
+    store = EventStore(pool, dsn=db_url)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@pytest.fixture
+async def admin(db_url: str) -> AsyncIterator[asyncpg.Connection]:
+    """A superuser connection to the test's database."""
+    conn = await asyncpg.connect(db_url)
+    try:
+        if not await conn.fetchval("SELECT rolsuper FROM pg_roles WHERE rolname = current_user"):
+            raise RuntimeError("tests need a superuser connection (DATABASE_URL's user)")
+        yield conn
+    finally:
+        await conn.close()
