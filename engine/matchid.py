@@ -20,8 +20,9 @@ bits   field   meaning
                ``!fJacoby``; IDs from before it was added carry 0)
 ====== ======= ===============================================================
 
->>> MatchState.from_id('QYkqASAAIAAA')
-MatchState(cube=2, owner=0, move=1, crawford=False, game_state=1, turn=1, doubled=False, resigned=0, dice=(5, 2), match_length=9, score=(2, 4), jacoby=True)
+>>> m = MatchState.from_id('QYkqASAAIAAA')
+>>> m.cube, m.owner, m.move, m.dice, m.match_length, m.score
+(2, 0, 1, (5, 2), 9, (2, 4))
 >>> MatchState.from_id('QYkqASAAIAAA').match_id()
 'QYkqASAAIAAA'
 """
@@ -117,6 +118,8 @@ class MatchState(NamedTuple):
                 raise InvalidIdError(f"match id field {name} out of range: {value!r}")
             bits |= value << shift
             shift += width
+        # Never write an ID that from_id would refuse.
+        _check_fields(values, repr(self))
         return base64.b64encode(bits.to_bytes(9, "little")).decode("ascii")
 
     @classmethod
@@ -131,6 +134,9 @@ class MatchState(NamedTuple):
             raw = base64.b64decode(match_id, validate=True)
         except (binascii.Error, ValueError) as e:
             raise InvalidIdError(f"match id is not base64: {match_id!r}") from e
+        if len(raw) != 9:
+            # Twelve characters with '=' padding decode to fewer than the 9 bytes of an ID.
+            raise InvalidIdError(f"match id must encode 9 bytes, not {len(raw)}: {match_id!r}")
         bits = int.from_bytes(raw, "little")
         v: dict[str, int] = {}
         shift = 0
@@ -139,12 +145,7 @@ class MatchState(NamedTuple):
             shift += width
         if bits >> shift:
             raise InvalidIdError(f"match id has bits past the Jacoby flag: {match_id!r}")
-        if v["owner"] == 2:
-            raise InvalidIdError(f"match id has cube owner 2: {match_id!r}")
-        if v["game_state"] > DROPPED:
-            raise InvalidIdError(f"match id has game state {v['game_state']}: {match_id!r}")
-        if v["die1"] > 6 or v["die2"] > 6 or (v["die1"] == 0) != (v["die2"] == 0):
-            raise InvalidIdError(f"match id has impossible dice: {match_id!r}")
+        _check_fields(v, repr(match_id))
         return cls(
             cube=1 << v["cube"],
             owner=v["owner"],
@@ -159,3 +160,17 @@ class MatchState(NamedTuple):
             score=(v["score0"], v["score1"]),
             jacoby=not v["no_jacoby"],
         )
+
+
+def _check_fields(v: dict[str, int], what: str) -> None:
+    """Refuse field values that fit their bits but mean nothing.
+
+    :raises InvalidIdError: cube owner 2, a game state past DROPPED, a die of 7, or one die
+        zero and not the other.
+    """
+    if v["owner"] == 2:
+        raise InvalidIdError(f"match id has cube owner 2: {what}")
+    if v["game_state"] > DROPPED:
+        raise InvalidIdError(f"match id has game state {v['game_state']}: {what}")
+    if v["die1"] > 6 or v["die2"] > 6 or (v["die1"] == 0) != (v["die2"] == 0):
+        raise InvalidIdError(f"match id has impossible dice: {what}")
