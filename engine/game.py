@@ -366,13 +366,17 @@ class Game:
     def double(self, player: int) -> Game:
         """The player on turn offers a double before rolling.
 
-        :raises CubeError: no cube in this game (Crawford), or the other player owns it.
+        :raises CubeError: not before rolling (dice thrown, a double or offer pending), no cube
+            in this game (Crawford), or the other player owns it.
+        :raises NotYourTurnError: not this player's turn.
         """
-        self._require(Phase.ROLL, "double", player)
+        self._require(Phase.ROLL, "double", player, CubeError)
         if not self.options.cube:
             raise CubeError("no doubling in this game (the Crawford game)")
         if self.cube.owner not in (None, player):
-            raise CubeError(f"player {player} cannot double: player {self.cube.owner} owns the cube")
+            raise CubeError(
+                f"player {player} cannot double: player {self.cube.owner} owns the cube"
+            )
         opp = other(player)
         pending = PendingDouble(
             doubler=player,
@@ -436,11 +440,9 @@ class Game:
         """The player on turn, before rolling, offers to resign a single, gammon or backgammon.
 
         :raises ResignationError: not before rolling, or a bad level.
+        :raises NotYourTurnError: not this player's turn.
         """
-        if self.phase is not Phase.ROLL:
-            self._require(Phase.ROLL, "offer to resign", player)
-        if player != self.turn:
-            raise NotYourTurnError(f"player {player} may only offer to resign on their turn")
+        self._require(Phase.ROLL, "offer to resign", player, ResignationError)
         if level not in (1, 2, 3) or isinstance(level, bool):
             raise ResignationError(f"resignation level must be 1, 2 or 3: {level!r}")
         return dataclasses.replace(
@@ -491,7 +493,16 @@ class Game:
             return Result.SINGLE
         return result
 
-    def _require(self, phase: Phase, what: str, player: int | None = None) -> None:
+    def _require(
+        self,
+        phase: Phase,
+        what: str,
+        player: int | None = None,
+        error: type[IllegalActionError] = IllegalActionError,
+    ) -> None:
+        """Check that ``player`` may act in ``phase`` now; ``error`` is raised (with the reason)
+        when the game is in another phase, so a cube or resignation action out of turn order
+        raises :class:`CubeError` or :class:`ResignationError`."""
         if self.phase is Phase.OVER:
             raise GameOverError(f"cannot {what}: the game is over")
         if player is not None and player not in (0, 1):
@@ -499,13 +510,16 @@ class Game:
         if self.phase is not phase:
             reason = {
                 Phase.OPENING: "the opening throw has not been made",
-                Phase.ROLL: "the dice have not been rolled" if phase is Phase.MOVE
-                else "it is not the moment",
+                Phase.ROLL: (
+                    "the dice have not been rolled"
+                    if phase is Phase.MOVE
+                    else "the opening throw has been made"
+                ),
                 Phase.MOVE: "the dice are already rolled",
                 Phase.DOUBLED: "a double is waiting for an answer",
                 Phase.RESIGNATION: "a resignation offer is waiting for an answer",
             }[self.phase]
-            raise IllegalActionError(f"cannot {what}: {reason}")
+            raise error(f"cannot {what}: {reason}")
         if player is not None and player != self.turn:
             raise NotYourTurnError(f"cannot {what}: it is player {self.turn}'s turn")
 
