@@ -191,7 +191,9 @@ async def _ws_command(
         body = msgspec.json.decode(data, type=h.CommandEnvelope)
         command_id = str(body.command_id)
         result = await h.run_command(request.app, table_id, account, body)  # type: ignore[arg-type]
-        return {"ctl": "result", **msgspec.to_builtins(result)}
+        # The result's fields as they are (not to_builtins, which cannot take the events'
+        # msgspec.Raw payloads): the encoder writes them exactly as over HTTP.
+        return {"ctl": "result", **{f: getattr(result, f) for f in result.__struct_fields__}}
     except Exception as exc:
         problem = to_problem(exc)
         if problem is None:
