@@ -65,10 +65,13 @@ class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=Tru
 
 class EventMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One event as clients receive it: ``{"v": version, "t": type, "d": data, "s": stream}``.
-    An event the recipient may not see carries only ``v`` and ``s``."""
+    An event the recipient may not see carries only ``v`` and ``s``.
+
+    ``s`` has no default on purpose: with ``omit_defaults`` a default of ``"table"`` left it out
+    of every table-stream message, and clients could not tell the two streams apart."""
 
     v: int
-    s: str = "table"
+    s: str
     t: str | None = None
     d: Any = None
 
