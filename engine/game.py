@@ -267,7 +267,7 @@ class Game:
     ) -> MatchState:
         """The GNU Backgammon match state of this game (for :meth:`match_id`)."""
         cube, owner = self.cube.value, self.cube.owner
-        turn = self.turn
+        move = turn = self.turn
         doubled = False
         resigned = 0
         state = PLAYING
@@ -285,12 +285,22 @@ class Game:
             resigned = int(self.resignation.level)
             turn = other(self.resignation.by)
         elif self.phase is Phase.OVER:
+            # As GNU Backgammon records the end: after a drop the dropper is to act; after an
+            # accepted resignation the winner, with the resignation still shown (as counted: a
+            # gammon resigned under the Jacoby rule shows as the single it is paid as); after
+            # the last checker is borne off the turn has passed to the loser.
             assert self.result is not None
-            state = {"drop": DROPPED, "resign": RESIGNED}.get(self.result.how, GAME_OVER)
+            winner, how = self.result.winner, self.result.how
+            state = {"drop": DROPPED, "resign": RESIGNED}.get(how, GAME_OVER)
+            turn = winner if how == "resign" else other(winner)
+            if how == "bear_off":
+                move = turn
+            if how == "resign":
+                resigned = int(self.result.result)
         return MatchState(
             cube=cube,
             owner=CENTRED if owner is None else owner,
-            move=self.turn,
+            move=move,
             crawford=crawford,
             game_state=state,
             turn=turn,
@@ -407,10 +417,16 @@ class Game:
         :raises CubeError: no double pending for this player.
         """
         pending = self._pending(player, "drop")
+        cube = self.cube
+        if pending.beavered:
+            # The beaverer took the double (and turned the cube again): the game ends with them
+            # holding it at the value before the beaver, as GNU Backgammon records it.
+            cube = Cube(pending.drop_value, pending.owner_if_taken)
         return dataclasses.replace(
             self,
             phase=Phase.OVER,
             pending=None,
+            cube=cube,
             result=GameResult(other(player), Result.SINGLE, pending.drop_value, "drop"),
         )
 
