@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
 
 __all__ = [
     "DEFAULT_DATA_DIR",
@@ -31,6 +32,7 @@ __all__ = [
     "EmbeddedPostgres",
     "database_url",
     "start_embedded",
+    "with_database",
 ]
 
 DEFAULT_DATA_DIR: Final = Path(".pgdata")
@@ -113,3 +115,12 @@ async def database_url(config: DatabaseConfig | None = None) -> str:
         return config.url
     embedded = await asyncio.to_thread(start_embedded, config.data_dir)
     return embedded.url
+
+
+def with_database(url: str, database: str) -> str:
+    """``url`` naming another database on the same server (user, host, options kept).
+
+    >>> with_database("postgresql://postgres:@/postgres?host=/tmp/pg", "chouette")
+    'postgresql://postgres:@/chouette?host=/tmp/pg'
+    """
+    return urlunsplit(urlsplit(url)._replace(path=f"/{database}"))

@@ -387,6 +387,11 @@ class Subscription:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def queued(self) -> int:
+        """Events waiting in this subscription's live queue (at most ``queue_events``)."""
+        return 0 if self._sink is None else self._sink.count
+
     async def _partition(self) -> int:
         raise NotImplementedError
 

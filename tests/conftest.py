@@ -22,23 +22,16 @@ import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
 
-from events.embedded import EmbeddedPostgres, start_embedded
+from events.embedded import EmbeddedPostgres, start_embedded, with_database
 from events.migrations import migrate
 from events.store import EventStore
 
 _PREFIX = "chouette_t"
 _OURS = re.compile(rf"^{_PREFIX}(?:mpl)?_(\d+)(?:_\d+)?$")
-
-
-def with_database(url: str, database: str) -> str:
-    """``url`` pointing at another database on the same server."""
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path=f"/{database}"))
 
 
 def _pid_alive(pid: int) -> bool:
