@@ -44,6 +44,12 @@ class StartGame(Command, frozen=True, kw_only=True, tag="start_game"):
     """Start the next game (and, in a new chouette, throw for the line)."""
 
 
+class AddSeed(Command, frozen=True, kw_only=True, tag="add_seed"):
+    """Mix a seed of the player's own into this game's dice (before the first throw)."""
+
+    seed: Annotated[str, Meta(min_length=1, max_length=128)]
+
+
 class Roll(Command, frozen=True, kw_only=True, tag="roll"):
     """Throw the dice (the opening throw too); the server supplies them."""
 
@@ -99,6 +105,7 @@ AnyCommand = (
     | Join
     | Leave
     | StartGame
+    | AddSeed
     | Roll
     | Move
     | Double

@@ -80,6 +80,8 @@ class TableState:
     dice_counter: int = 0
     """Dice thrown so far in the current game (the provably-fair counter)."""
     commitment: str = ""
+    client_seeds: tuple[str, ...] = ()
+    """Seeds the players mixed into this game's dice, in order."""
     match_winner: str = ""
     ledger: tuple[tuple[str, int], ...] = ()
     """Money won (positive) and lost per player over the table's life."""
@@ -199,6 +201,8 @@ def _decide_duel(state: TableState, actor: str, cmd: c.Command, dice: DiceSource
         return [_game_started(state, dice, list(state.seats))]  # type: ignore[arg-type]
     if not state.in_game or state.session is None or state.session.game is None:
         raise CommandError("no game in progress")
+    if isinstance(cmd, c.AddSeed):
+        return [add_seed(state, actor, cmd)]
     game = state.session.game
     if isinstance(cmd, c.Roll):
         if game.phase is Phase.OPENING:
@@ -248,6 +252,15 @@ def _decide_duel(state: TableState, actor: str, cmd: c.Command, dice: DiceSource
         game.decline(seat)
         return [e.ResignationDeclined(player=actor)]
     raise CommandError(f"unknown command {type(cmd).__name__}")
+
+
+def add_seed(state: TableState, actor: str, cmd: c.AddSeed) -> e.ClientSeedAdded:
+    """A player's seed for the current game, accepted only before its first throw."""
+    if not state.in_game:
+        raise CommandError("no game in progress")
+    if state.dice_counter:
+        raise CommandError("seeds can only be added before the game's first throw")
+    return e.ClientSeedAdded(player=actor, game=state.game_no, seed=cmd.seed)
 
 
 def _moves_of(game: Game, cmd: c.Move) -> Sequence[EngineMove]:
@@ -366,9 +379,12 @@ def _evolve_duel(s: TableState, event: e.Event) -> TableState:
             in_game=True,
             dice_counter=0,
             commitment=event.dice_commitment,
+            client_seeds=(),
         )
     if isinstance(event, e.MatchEnded):
         return dataclasses.replace(s, match_winner=event.winner)
+    if isinstance(event, e.ClientSeedAdded):
+        return evolve_seed(s, event)
     if isinstance(event, e.GameEnded):
         game = s.game
         if game is None or not game.is_over or game.result is None:
@@ -410,6 +426,12 @@ def _evolve_duel(s: TableState, event: e.Event) -> TableState:
     if act is None:
         raise IllegalActionError(f"{e.tag(event)} does not apply to a {s.kind} table")
     return dataclasses.replace(s, session=session.act(act))
+
+
+def evolve_seed(s: TableState, event: e.ClientSeedAdded) -> TableState:
+    if not s.in_game or s.dice_counter or event.game != s.game_no:
+        raise IllegalActionError("a client seed recorded after the game's first throw")
+    return dataclasses.replace(s, client_seeds=(*s.client_seeds, event.seed))
 
 
 def fold(events: Iterable[e.Event], state: TableState | None = None) -> TableState:

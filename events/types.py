@@ -101,6 +101,14 @@ class GameStarted(Event, frozen=True, kw_only=True, tag="game_started"):
     """Who plays this game: the seats, or the chouette line (box first)."""
 
 
+class ClientSeedAdded(Event, frozen=True, kw_only=True, tag="client_seed_added"):
+    """A player's own seed, mixed into the game's dice key before the first throw."""
+
+    player: PlayerId
+    game: int
+    seed: Annotated[str, Meta(min_length=1, max_length=128)]
+
+
 class OpeningThrow(Event, frozen=True, kw_only=True, tag="opening_throw"):
     """One die each: seat 0 then seat 1, or in a chouette the box then the captain."""
 
@@ -206,6 +214,7 @@ AnyEvent = (
     | PlayerLeft
     | LineThrow
     | GameStarted
+    | ClientSeedAdded
     | OpeningThrow
     | DiceRolled
     | CheckersMoved
