@@ -244,7 +244,8 @@ async def run_command(
     if isinstance(command, c.CreateTable):
         raise bad_request("create tables with POST /tables", field="command.type")
     tables = app[TABLES]
-    await tables.state(table_id)  # 404 before anything else
+    if tables.cached(table_id) is None:
+        await tables.state(table_id)  # 404 before anything else
     if isinstance(command, c.Join) and not command.display_name:
         command = c.Join(seat=command.seat, display_name=account.display_name)
     outcome = await tables.execute(table_id, account.account_id, command, body.command_id)

@@ -23,7 +23,13 @@ from engine.errors import (
     InvalidPlayError,
     NotYourTurnError,
 )
-from events.errors import ConcurrencyError, CorruptEventError, StoreError, StoreUnavailableError
+from events.errors import (
+    CommandReusedError,
+    ConcurrencyError,
+    CorruptEventError,
+    StoreError,
+    StoreUnavailableError,
+)
 
 log = logging.getLogger("chouette.server")
 
@@ -124,6 +130,8 @@ def to_problem(exc: BaseException) -> Problem | None:
         return Problem(409, "not-now", "Not allowed now", str(exc))
     if isinstance(exc, EngineError):
         return Problem(409, "not-now", "Not allowed now", str(exc))
+    if isinstance(exc, CommandReusedError):
+        return Problem(409, "command-id-reused", "Command id reused", str(exc), field="command_id")
     if isinstance(exc, ConcurrencyError):
         return Problem(409, "version-conflict", "Version conflict", str(exc))
     if isinstance(exc, StoreUnavailableError):

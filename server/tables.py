@@ -21,7 +21,7 @@ from events import commands as c
 from events import types as e
 from events.decider import CommandError, NotAllowedError, TableState, decide, evolve
 from events.errors import ConcurrencyError, CorruptEventError, translate_errors
-from events.store import EventStore, NewEvent, RecordedEvent
+from events.store import AppendResult, EventStore, NewEvent, RecordedEvent
 from server.dice import FairDice
 from server.metrics import Metrics
 from server.problems import Problem, forbidden, not_found
@@ -58,6 +58,17 @@ class Outcome:
     events: tuple[RecordedEvent, ...]
 
 
+def _outcome(command_id: uuid.UUID, result: AppendResult) -> Outcome:
+    return Outcome(
+        str(command_id),
+        result.stream_id,
+        result.first_version,
+        result.last_version,
+        result.duplicate,
+        result.events,
+    )
+
+
 class TableService:
     """Runs commands against tables and keeps their folded states cached."""
 
@@ -70,6 +81,7 @@ class TableService:
         self._states: OrderedDict[str, TableState] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
         self._seeds: dict[str, dict[int, bytes]] = {}
+        self._kept: dict[str, set[int]] = {}
         self._inflight = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -124,6 +136,7 @@ class TableService:
                     "SELECT game, seed FROM dice_seeds WHERE table_id = $1", table_id
                 )
             seeds = self._seeds[table_id] = {r["game"]: bytes(r["seed"]) for r in rows}
+            self._kept[table_id] = set(seeds)
         client = {state.game_no: list(state.client_seeds)} if state.game_no else {}
         return FairDice(seeds, client)
 
@@ -133,32 +146,26 @@ class TableService:
         if self._dice_factory is not None:
             return True
         seeds = self._seeds.get(table_id, {})
+        kept = self._kept.setdefault(table_id, set())
+        new = [g for g in seeds if g not in kept]
+        if not new:
+            return True
+        same = True
         with translate_errors():
             async with self.store.pool.acquire() as conn:
-                stored = {
-                    r["game"]: bytes(r["seed"])
-                    for r in await conn.fetch(
-                        "SELECT game, seed FROM dice_seeds WHERE table_id = $1", table_id
+                for game in new:
+                    stored = await conn.fetchval(
+                        "INSERT INTO dice_seeds (table_id, game, seed) VALUES ($1, $2, $3)"
+                        " ON CONFLICT (table_id, game) DO UPDATE SET seed = dice_seeds.seed"
+                        " RETURNING seed",
+                        table_id,
+                        game,
+                        seeds[game],
                     )
-                }
-                for game, seed in seeds.items():
-                    if game not in stored:
-                        await conn.execute(
-                            "INSERT INTO dice_seeds (table_id, game, seed) VALUES ($1, $2, $3)"
-                            " ON CONFLICT DO NOTHING",
-                            table_id,
-                            game,
-                            seed,
-                        )
-                        stored[game] = bytes(
-                            await conn.fetchval(
-                                "SELECT seed FROM dice_seeds WHERE table_id = $1 AND game = $2",
-                                table_id,
-                                game,
-                            )
-                        )
-        same = all(stored.get(g) == s for g, s in seeds.items())
-        self._seeds[table_id] = stored
+                    if bytes(stored) != seeds[game]:
+                        seeds[game] = bytes(stored)
+                        same = False
+                    kept.add(game)
         return same
 
     # -- commands -----------------------------------------------------------------------------
@@ -224,18 +231,35 @@ class TableService:
         self, table_id: str, actor: str, command: c.Command, command_id: uuid.UUID
     ) -> Outcome:
         stream = table_stream(table_id)
-        prior = await self._prior(command_id, stream)
-        if prior is not None:
-            return prior
         async with self._lock(table_id):
+            # The cached fold is used as it is: if another process appended meanwhile, the
+            # append's expected version fails and the loop catches up and decides again. So the
+            # common path costs one round trip, the append (which also answers a retried id).
+            state: TableState | None = None
+            if isinstance(command, c.CreateTable):
+                state = TableState(table_id=table_id)
+            else:
+                state = self._states.get(table_id)
             for _attempt in range(5):
-                if isinstance(command, c.CreateTable):
-                    state = TableState(table_id=table_id)
-                else:
+                if state is None:
                     state = await self.state(table_id)
                 dice = await self._dice(table_id, state)
-                events = decide(state, actor, command, dice)
+                try:
+                    events = decide(state, actor, command, dice)
+                except Exception:
+                    # A retry of a command that succeeded is refused by the state it made
+                    # (cannot roll twice...): answer it with the first outcome instead.
+                    prior = await self._prior(command_id, stream)
+                    if prior is not None:
+                        return prior
+                    if not isinstance(command, c.CreateTable):
+                        fresh = await self.state(table_id)
+                        if fresh.version != state.version:
+                            state = fresh  # the cache was stale: decide on the real state
+                            continue
+                    raise
                 if not await self._keep_seeds(table_id):
+                    state = None
                     continue
                 new = [
                     NewEvent(type=e.tag(ev), data=e.encode(ev), schema_version=ev.schema_version)
@@ -251,26 +275,21 @@ class TableService:
                         raise Problem(
                             409, "exists", "Table exists", "the table already exists"
                         ) from None
-                    continue  # another process appended first: catch up and decide again
+                    state = None  # another process appended first: catch up, decide again
+                    continue
                 self.metrics.append_latency.observe(time.perf_counter() - appended)
-                if not result.duplicate and result.first_version == state.version + 1:
-                    s = state
-                    for ev in events:
-                        s = evolve(s, ev)
-                    self._remember(table_id, s)
+                if result.duplicate:
+                    return await self._prior(command_id, stream) or _outcome(command_id, result)
+                s = state
+                for ev in events:
+                    s = evolve(s, ev)
+                self._remember(table_id, s)
                 log.info(
                     "command %s",
                     e.tag(command),  # type: ignore[arg-type]
                     extra={"table_id": table_id, "command_id": str(command_id), "actor": actor},
                 )
-                return Outcome(
-                    str(command_id),
-                    stream,
-                    result.first_version,
-                    result.last_version,
-                    result.duplicate,
-                    result.events,
-                )
+                return _outcome(command_id, result)
             raise ConcurrencyError(stream, None, -1)
 
     async def _chat(
@@ -295,11 +314,4 @@ class TableService:
             expected_version=None,
             command_id=command_id,
         )
-        return Outcome(
-            str(command_id),
-            stream,
-            result.first_version,
-            result.last_version,
-            result.duplicate,
-            result.events,
-        )
+        return _outcome(command_id, result)
