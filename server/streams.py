@@ -31,6 +31,7 @@ from events.types import ChatPosted
 from server import handlers as h
 from server.keys import CONFIG, METRICS, NOTIFIER, SOCKETS, TABLES
 from server.problems import Problem, bad_request, to_problem
+from server.chouette_view import team_can_read
 from server.tables import chat_stream, decode_recorded, table_stream
 
 log = logging.getLogger("chouette.streams")
@@ -53,14 +54,6 @@ class Resync(Exception):
             "version": self.head,
             "reason": self.reason,
         }
-
-
-def team_can_read(state: TableState, viewer: str | None) -> bool:
-    """Whether ``viewer`` may read the team channel: a team member, never the box or a
-    spectator."""
-    if viewer is None or state.kind != "chouette" or state.chouette is None:
-        return False
-    return state.chouette.is_team_member(viewer)
 
 
 def _readable(rec: RecordedEvent, state: TableState, viewer: str | None) -> bool:

@@ -303,7 +303,8 @@ class TableService:
         if command.channel == "team":
             if state.kind != "chouette" or state.chouette is None:
                 raise CommandError("the team channel exists only in a chouette")
-            if not state.chouette.may_advise(actor) and actor != state.chouette.captain:
+            ch = state.chouette
+            if not ch.may_advise(actor) and actor != ch.acting_captain:
                 raise forbidden(f"{actor!r} may not talk on the team channel now")
         elif actor not in state.players and actor != state.created_by:
             raise forbidden(f"{actor!r} is not at this table")
