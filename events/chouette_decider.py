@@ -222,11 +222,8 @@ def evolve(s: TableState, event: e.Event) -> TableState:
             s, members=tuple(p for p in s.members if p != event.player), chouette=new
         )
     if isinstance(event, e.GameStarted):
-        if ch is None:
-            # The first game: the line is thrown for next, then the game starts.
-            new = Chouette.new(s.members, options_of(s.options))
-        else:
-            new = ch.start_game()
+        # The first game throws for the line next (line_throw), then starts.
+        new = Chouette.new(s.members, options_of(s.options)) if ch is None else ch.start_game()
         return dataclasses.replace(
             s,
             chouette=new,

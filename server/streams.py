@@ -29,9 +29,9 @@ from events.store import RecordedEvent
 from events.subscription import Notifier
 from events.types import ChatPosted
 from server import handlers as h
+from server.chouette_view import team_can_read
 from server.keys import CONFIG, METRICS, NOTIFIER, SOCKETS, TABLES
 from server.problems import Problem, bad_request, to_problem
-from server.chouette_view import team_can_read
 from server.tables import chat_stream, decode_recorded, table_stream
 
 log = logging.getLogger("chouette.streams")
