@@ -131,9 +131,9 @@ def decide(state: TableState, actor: str, command: c.Command, dice: DiceSource) 
     if isinstance(command, c.Chat):
         raise CommandError("chat goes to the table's chat stream (decide_chat)")
     if state.kind == "chouette":
-        from events import chouette_decider
+        from events.chouette_decider import decide as decide_chouette
 
-        return chouette_decider.decide(state, actor, command, dice)
+        return decide_chouette(state, actor, command, dice)
     return _decide_duel(state, actor, command, dice)
 
 
@@ -343,9 +343,9 @@ def evolve(state: TableState, event: e.Event) -> TableState:
             name=event.name,
         )
     if s.kind == "chouette":
-        from events import chouette_decider
+        from events.chouette_decider import evolve as evolve_chouette
 
-        return chouette_decider.evolve(s, event)
+        return evolve_chouette(s, event)
     return _evolve_duel(s, event)
 
 
@@ -357,8 +357,8 @@ def _evolve_duel(s: TableState, event: e.Event) -> TableState:
         names = (*s.names, (event.player, event.display_name or event.player))
         return dataclasses.replace(s, seats=(seats[0], seats[1]), names=names)
     if isinstance(event, e.PlayerLeft):
-        seats = tuple(None if p == event.player else p for p in s.seats)
-        return dataclasses.replace(s, seats=(seats[0], seats[1]))
+        left = tuple(None if p == event.player else p for p in s.seats)
+        return dataclasses.replace(s, seats=(left[0], left[1]))
     if isinstance(event, e.GameStarted):
         session = s.session
         if session is None:

@@ -231,10 +231,7 @@ AnyEvent = (
     | ChatPosted
 )
 
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.__struct_config__.tag: cls  # type: ignore[misc]
-    for cls in AnyEvent.__args__  # type: ignore[attr-defined]
-}
+EVENT_TYPES: dict[str, type[Event]] = {cls.__struct_config__.tag: cls for cls in AnyEvent.__args__}
 """Every event class by its tag."""
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
@@ -277,4 +274,5 @@ def decode(type_: str, schema_version: int, data: bytes) -> Event:
             f"{cls.schema_version}"
         )
     raw["type"] = type_
-    return msgspec.convert(raw, AnyEvent)  # type: ignore[no-any-return]
+    event = msgspec.convert(raw, AnyEvent)
+    return event

@@ -93,6 +93,7 @@ async def _close_sockets(app: web.Application) -> None:
     tables = app.get(TABLES)
     if tables is not None:
         await tables.drain(timeout=10)
-    for ws in list(app[SOCKETS]):
+    sockets: weakref.WeakSet[web.WebSocketResponse] = app[SOCKETS]
+    for ws in list(sockets):
         await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
     await asyncio.sleep(0)

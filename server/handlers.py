@@ -13,6 +13,7 @@ from msgspec import Meta
 
 from events import commands as c
 from events.store import RecordedEvent
+from events.types import TableKind, TableOptions
 from server import auth
 from server.keys import ACCOUNTS_POOL, CONFIG, LOBBY, METRICS, TABLES
 from server.problems import bad_request, forbidden, unauthorized
@@ -58,8 +59,8 @@ class CommandEnvelope(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     command_id: uuid.UUID | None = None
-    kind: c.TableKind  # type: ignore[name-defined]
-    options: c.TableOptions = c.TableOptions()  # type: ignore[name-defined]
+    kind: TableKind
+    options: TableOptions = TableOptions()
     name: Annotated[str, Meta(max_length=100)] = ""
 
 

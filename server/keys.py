@@ -12,13 +12,14 @@ from server.config import Config
 from server.metrics import Metrics
 
 if TYPE_CHECKING:
-    pass
+    from events.subscription import Notifier
+    from server.lobby import Lobby
+    from server.tables import TableService
 
 CONFIG = web.AppKey("config", Config)
 METRICS = web.AppKey("metrics", Metrics)
 ACCOUNTS_POOL = web.AppKey("pool", asyncpg.Pool)
-TABLES = web.AppKey("tables", "TableService")
-NOTIFIER = web.AppKey("notifier", "Notifier")
-LOBBY = web.AppKey("lobby", "Lobby")
-HUB = LOBBY  # readiness reports the lobby projector's lag
-SOCKETS = web.AppKey("sockets", weakref.WeakSet)
+TABLES: web.AppKey[TableService] = web.AppKey("tables")
+NOTIFIER: web.AppKey[Notifier] = web.AppKey("notifier")
+LOBBY: web.AppKey[Lobby] = web.AppKey("lobby")
+SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey("sockets")

@@ -74,7 +74,7 @@ def build_spec() -> dict[str, Any]:
     (_, *_), components = msgspec.json.schema_components(
         types, ref_template="#/components/schemas/{name}"
     )
-    secured = [{"bearer": []}]
+    secured: list[dict[str, list[str]]] = [{"bearer": []}]
     param_table = {
         "name": "table_id",
         "in": "path",

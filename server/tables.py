@@ -13,13 +13,21 @@ import logging
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import msgspec
 
 from events import commands as c
 from events import types as e
-from events.decider import CommandError, NotAllowedError, TableState, decide, evolve
+from events.decider import (
+    CommandError,
+    DiceSource,
+    NotAllowedError,
+    TableState,
+    decide,
+    evolve,
+)
 from events.errors import ConcurrencyError, CorruptEventError, translate_errors
 from events.store import AppendResult, EventStore, NewEvent, RecordedEvent
 from server.dice import FairDice
@@ -74,7 +82,12 @@ class TableService:
 
     max_cached = 10_000
 
-    def __init__(self, store: EventStore, metrics: Metrics, dice_factory=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(
+        self,
+        store: EventStore,
+        metrics: Metrics,
+        dice_factory: Callable[[str], DiceSource] | None = None,
+    ) -> None:
         self.store = store
         self.metrics = metrics
         self._dice_factory = dice_factory
@@ -126,7 +139,7 @@ class TableService:
 
     # -- dice ---------------------------------------------------------------------------------
 
-    async def _dice(self, table_id: str, state: TableState):  # type: ignore[no-untyped-def]
+    async def _dice(self, table_id: str, state: TableState) -> DiceSource:
         if self._dice_factory is not None:
             return self._dice_factory(table_id)
         seeds = self._seeds.get(table_id)
