@@ -236,7 +236,8 @@ def _single_move(
     :raises InvalidPlayError: a move that no die could make.
     :raises IllegalPlayError: a move that breaks a rule, with the reason.
     """
-    if not (isinstance(frm, int) and isinstance(to, int) and 0 <= to < frm <= 25):
+    if not (type(frm) is int and type(to) is int and 0 <= to < frm <= BAR):
+        # type() rather than isinstance(): True and False are ints, but not points.
         raise InvalidPlayError(f"not a move: {(frm, to)!r}")
     if frm != BAR and me[BAR]:
         raise IllegalPlayError(
@@ -295,6 +296,8 @@ def apply_moves(position: Position, dice: Sequence[int], moves: Sequence[Move]) 
     """
     d1, d2 = check_dice(dice)
     dice_left = [d1] * 4 if d1 == d2 else [d1, d2]
+    if not isinstance(moves, (tuple, list)):
+        raise InvalidPlayError(f"moves must be a sequence of (from, to) pairs: {moves!r}")
     if len(moves) > len(dice_left):
         raise InvalidPlayError(f"{len(moves)} moves for a throw of {d1}-{d2}")
     me, opp = list(position.me), list(position.opp)
@@ -311,16 +314,18 @@ def play(position: Position, dice: Sequence[int], moves: Sequence[Move]) -> Play
 
     >>> play(Position.start(), (6, 5), [(24, 18), (18, 13)]).result.me[13]
     6
-    >>> play(Position.start(), (6, 5), [(24, 18)])
+    >>> play(Position.start(), (6, 5), [(24, 18)])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.IllegalPlayError: must use both dice: 1 move played, a play with 2 exists (position 4HPwATDgc/ABMA, dice 6-5)
+    engine.errors.IllegalPlayError: must use both dice: 1 move played, a play with 2 exists ...
 
     :raises InvalidPlayError: malformed moves or dice.
     :raises IllegalPlayError: the play breaks a rule.
     """
     legal = legal_plays(position, dice)
     d1, d2 = legal.dice
+    if not isinstance(moves, (tuple, list)):
+        raise InvalidPlayError(f"moves must be a sequence of (from, to) pairs: {moves!r}")
     where = f"position {position.position_id()}, dice {d1}-{d2}"
     if not legal:
         if moves:

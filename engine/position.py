@@ -66,7 +66,9 @@ class Position(NamedTuple):
         return cls.from_sides(_side_from_map(me), _side_from_map(opp))
 
     @classmethod
-    def from_sides(cls, me: list[int] | tuple[int, ...], opp: list[int] | tuple[int, ...]) -> Position:
+    def from_sides(
+        cls, me: list[int] | tuple[int, ...], opp: list[int] | tuple[int, ...]
+    ) -> Position:
         """Build a validated position from two 26-entry sides; index 0 is recomputed."""
         pos = cls(_normalise(me), _normalise(opp))
         pos.validate()
