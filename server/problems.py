@@ -30,6 +30,7 @@ from events.errors import (
     StoreError,
     StoreUnavailableError,
 )
+from server.keys import CONFIG
 
 log = logging.getLogger("chouette.server")
 
@@ -179,7 +180,8 @@ async def error_middleware(
         detail = exc.text or exc.reason
         if exc.status == 413:
             detail = (
-                f"the request body is larger than the limit of {request.app['_max_body']} bytes"
+                f"the request body is larger than the limit of {request.app[CONFIG].max_body}"
+                " bytes"
             )
         return problem_response(Problem(exc.status, slug, title, detail or title))
     except Exception as exc:
