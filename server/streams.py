@@ -177,12 +177,13 @@ async def _ws_command(
     """Run one command received on a socket; answer with its result or its problem."""
     command_id: str | None = None
     try:
+        body = msgspec.json.decode(data, type=h.CommandEnvelope)
+        command_id = str(body.command_id)
+        # After decoding, so that the refusal names the command id it answers.
         if account is None:
             raise Problem(
                 401, "unauthorized", "Unauthorized", "connect with a token to send commands"
             )
-        body = msgspec.json.decode(data, type=h.CommandEnvelope)
-        command_id = str(body.command_id)
         result = await h.run_command(request.app, table_id, account, body)  # type: ignore[arg-type]
         # The result's fields as they are (not to_builtins, which cannot take the events'
         # msgspec.Raw payloads): the encoder writes them exactly as over HTTP.
