@@ -272,13 +272,13 @@ async def test_a_killed_subscriber_resumes_over_ten_thousand_events(store: Event
 
         await asyncio.gather(*(one(k) for k in range(8)))
 
-    async def consume(notifier: Notifier, limit: int) -> None:
+    async def consume(notifier: Notifier, kill_at: int, reached: asyncio.Event) -> None:
         checkpoint = processed[-1] if processed else 0
         async with notifier.subscribe(0, checkpoint, batch_size=300) as sub:
             async for event in sub:
                 processed.append(event.position)
-                if len(processed) >= limit or event.position == total:
-                    return
+                if len(processed) >= kill_at:
+                    reached.set()  # and carry on until the kill lands
                 if event.position % 997 == 0:
                     await asyncio.sleep(0.01)  # slow now and then: the queue overflows
 
@@ -287,17 +287,19 @@ async def test_a_killed_subscriber_resumes_over_ten_thousand_events(store: Event
     async with Notifier(store, poll_interval=0.2, queue_events=200) as notifier:
         writer = asyncio.create_task(write())
         while not processed or processed[-1] < total:
-            # Killed at a random point (cancelled mid-iteration), then resumed from its
-            # checkpoint by a new subscription.
-            task = asyncio.create_task(consume(notifier, len(processed) + rng.randrange(1, 4000)))
-            await asyncio.sleep(rng.random() * 0.1)
-            if not task.done():
-                task.cancel()
-                kills += 1
+            # Killed (cancelled mid-iteration) after a random number of events, then resumed
+            # from its checkpoint by a new subscription.
+            reached = asyncio.Event()
+            kill_at = min(len(processed) + rng.randrange(1, 1500), total)
+            task = asyncio.create_task(consume(notifier, kill_at, reached))
+            async with asyncio.timeout(10):
+                await reached.wait()
+            task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+            kills += 1
         await writer
 
-    assert kills >= 3
+    assert kills >= 5
     assert processed == list(range(1, total + 1))
 
 
