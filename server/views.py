@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.game import Game, Phase
+from engine.game import Action, Game, Phase
 from engine.notation import format_play
 from events.decider import TableState
 
@@ -37,7 +37,7 @@ def _game_view(state: TableState, game: Game, viewer: str | None) -> dict[str, A
         "resignation": None,
         "legal_plays": [format_play(game.position, p.moves) for p in game.legal_plays()],
         "dice_commitment": state.commitment,
-        "allowed": sorted(a.value for a in game.allowed(seat)) if seat is not None else [],
+        "allowed": sorted(_command(a) for a in game.allowed(seat)) if seat is not None else [],
     }
     if game.pending is not None:
         view["pending_double"] = {
@@ -57,6 +57,12 @@ def _game_view(state: TableState, game: Game, viewer: str | None) -> dict[str, A
             "how": game.result.how,
         }
     return view
+
+
+def _command(action: Action) -> str:
+    """The command that takes an engine action: ``allowed`` names commands a client can send,
+    and the opening throw is sent as ``roll``."""
+    return "roll" if action is Action.OPENING_THROW else action.value
 
 
 def _board(game: Game) -> dict[str, Any]:
