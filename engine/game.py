@@ -505,6 +505,9 @@ class Game:
         )
 
     def _counted(self, result: Result) -> Result:
+        # Choice: under the Jacoby rule a resigned gammon or backgammon on a cube never turned
+        # counts single too (RULES.md §6 says gammons and backgammons count single; GNU
+        # Backgammon pays an accepted resignation in full).
         if self.options.jacoby and not self.cube_taken:
             return Result.SINGLE
         return result
