@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.errors import InvalidIdError
 from engine.game import Action, Game, Phase
 from engine.notation import format_play
 from events.decider import TableState
@@ -30,7 +31,7 @@ def _game_view(state: TableState, game: Game, viewer: str | None) -> dict[str, A
         "to_act": who(game.to_act),
         "dice": list(game.dice) if game.dice else None,
         "position_id": game.position_id(),
-        "match_id": game.match_id(session.length, session.score, session.crawford),
+        "match_id": _match_id(game, session.length, session.score, session.crawford),
         "board": _board(game),
         "cube": {"value": game.cube.value, "owner": who(game.cube.owner)},
         "pending_double": None,
@@ -63,6 +64,15 @@ def _command(action: Action) -> str:
     """The command that takes an engine action: ``allowed`` names commands a client can send,
     and the opening throw is sent as ``roll``."""
     return "roll" if action is Action.OPENING_THROW else action.value
+
+
+def _match_id(game: Game, length: int, score: tuple[int, int], crawford: bool) -> str | None:
+    """The Match ID, or None when the state does not fit one (a cube past 2**15, a money score
+    past 32767: the cube has no upper limit, the ID's fields do)."""
+    try:
+        return game.match_id(length, score, crawford)
+    except InvalidIdError:
+        return None
 
 
 def _board(game: Game) -> dict[str, Any]:
