@@ -200,6 +200,18 @@ def build_spec() -> dict[str, Any]:
                 "responses": {"200": {"description": "Text exposition format"}},
             }
         },
+        "/openapi.json": {
+            "get": {
+                "summary": "This OpenAPI document",
+                "responses": {"200": {"description": "OpenAPI 3.1, as JSON"}},
+            }
+        },
+        "/docs": {
+            "get": {
+                "summary": "This document as a readable HTML page",
+                "responses": {"200": {"description": "text/html"}},
+            }
+        },
     }
     return {
         "openapi": "3.1.0",
