@@ -12,6 +12,7 @@ from aiohttp import web
 from msgspec import Meta
 
 from events import commands as c
+from events.errors import StoreError, translate_errors
 from events.store import RecordedEvent
 from events.types import TableKind, TableOptions
 from server import auth
@@ -277,9 +278,21 @@ async def readyz(request: web.Request) -> web.Response:
 
 
 async def metrics(request: web.Request) -> web.Response:
-    return web.Response(
-        text=request.app[METRICS].render(), content_type="text/plain", charset="utf-8"
-    )
+    registry = request.app[METRICS]
+    streams = registry.followed_streams()
+    if streams:
+        try:
+            with translate_errors():
+                rows = await request.app[ACCOUNTS_POOL].fetch(
+                    "SELECT stream_id, version FROM streams WHERE stream_id = ANY($1::text[])",
+                    sorted(streams),
+                )
+            registry.update_lag({r["stream_id"]: r["version"] for r in rows})
+        except StoreError:
+            pass  # the database is down: report the last lag measured
+    else:
+        registry.update_lag({})
+    return web.Response(text=registry.render(), content_type="text/plain", charset="utf-8")
 
 
 async def global_feed(request: web.Request) -> web.Response:

@@ -107,6 +107,7 @@ class Metrics:
             "chouette_subscriber_lag_events",
             "Events between the log head and the slowest live subscriber.",
         )
+        self._sent: dict[object, dict[str, int]] = {}
         self.all: list[Metric] = [
             self.commands,
             self.command_latency,
@@ -114,6 +115,33 @@ class Metrics:
             self.clients,
             self.subscriber_lag,
         ]
+
+    # Subscriber lag: each stream client records the last version it was sent of each stream
+    # it follows; at scrape time the handler reads those streams' heads and the gauge is the
+    # largest difference. A client whose socket is not read stops being sent anything, so its
+    # lag grows with every event appended after it stalled.
+
+    def sent(self, client: object, stream_id: str, version: int) -> None:
+        """Record the last version of ``stream_id`` sent to ``client``."""
+        self._sent.setdefault(client, {})[stream_id] = version
+
+    def gone(self, client: object) -> None:
+        self._sent.pop(client, None)
+
+    def followed_streams(self) -> set[str]:
+        return {stream for streams in self._sent.values() for stream in streams}
+
+    def update_lag(self, heads: dict[str, int]) -> None:
+        """Set the subscriber lag gauge from the streams' head versions."""
+        lag = max(
+            (
+                heads.get(stream, version) - version
+                for streams in self._sent.values()
+                for stream, version in streams.items()
+            ),
+            default=0,
+        )
+        self.subscriber_lag.set(max(lag, 0))
 
     def render(self) -> str:
         return "\n".join(line for m in self.all for line in m.render()) + "\n"

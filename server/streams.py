@@ -146,12 +146,15 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     sockets.add(ws)
     metrics = request.app[METRICS]
     metrics.clients.inc(kind="ws")
+    metrics.sent(ws, table_stream(table_id), after)
+    metrics.sent(ws, chat_stream(table_id), chat_after)
     tables = request.app[TABLES]
 
     async def writer() -> None:
         async for name, rec in _merged(request.app, table_id, after, chat_after):
             visible = name != "chat" or _readable(rec, tables.cached(table_id) or state, viewer)
             await ws.send_bytes(_encoder.encode(h.message(rec, name, visible)))
+            metrics.sent(ws, rec.stream_id, rec.version)
 
     pump = asyncio.create_task(writer())
     try:
@@ -167,6 +170,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await pump
         metrics.clients.inc(-1, kind="ws")
+        metrics.gone(ws)
         await ws.close()
     return ws
 
@@ -226,6 +230,8 @@ async def sse(request: web.Request) -> web.StreamResponse:
     await resp.prepare(request)
     metrics = request.app[METRICS]
     metrics.clients.inc(kind="sse")
+    metrics.sent(resp, table_stream(table_id), after)
+    metrics.sent(resp, chat_stream(table_id), chat_after)
     tables = request.app[TABLES]
     versions = {"table": after, "chat": chat_after}
     try:
@@ -239,8 +245,10 @@ async def sse(request: web.Request) -> web.StreamResponse:
                 + body
                 + b"\n\n"
             )
+            metrics.sent(resp, rec.stream_id, rec.version)
     except (ConnectionResetError, asyncio.CancelledError):
         pass
     finally:
         metrics.clients.inc(-1, kind="sse")
+        metrics.gone(resp)
     return resp
