@@ -16,6 +16,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
@@ -35,8 +36,9 @@ from engine.game import Phase  # noqa: E402
 from events import types as e  # noqa: E402
 from events.decider import TableState, evolve  # noqa: E402
 
-RAW_MAX_CONNECTIONS = 64
-"""PostgreSQL's default max_connections is 100: the raw ceiling uses at most this many."""
+RAW_MAX_CONNECTIONS = 50
+"""PostgreSQL's default max_connections is 100, shared with the server's pool: the raw
+ceiling uses at most this many."""
 
 
 def free_port() -> int:
@@ -284,9 +286,13 @@ async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sizes", default="64,256", help="table counts to run, comma-separated")
+    ap.add_argument(
+        "--profile", metavar="FILE", help="run the server under py-spy and write its profile"
+    )
     args = ap.parse_args()
     seconds = 8.0 if args.quick else 30.0
-    sizes = [64, 256]
+    sizes = [int(n) for n in args.sizes.split(",")]
     base_url = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
     dbname = f"bench_server_{os.getpid()}"
     admin = await asyncpg.connect(base_url)
@@ -294,8 +300,11 @@ async def main() -> None:
     dsn = base_url.rsplit("/", 1)[0] + f"/{dbname}"
     port = free_port()
     env = dict(os.environ, DATABASE_URL=dsn, CHOUETTE_LOG_LEVEL="WARNING")
+    prefix = []
+    if args.profile:
+        prefix = ["py-spy", "record", "--format", "raw", "-o", args.profile, "--"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server", "serve", "--port", str(port)],
+        [*prefix, sys.executable, "-m", "server", "serve", "--port", str(port)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -319,25 +328,25 @@ async def main() -> None:
             raw[n] = await raw_commits(dsn, min(n, RAW_MAX_CONNECTIONS), seconds / 2)
         delays = await watched_table(base, seconds, random.Random(args.seed))
     finally:
-        proc.terminate()
-        proc.wait(10)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(30)
         await admin.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
         await admin.close()
-    top = results[256]
+    top = results[sizes[-1]]
     out = {
         "tables": sizes,
         "runs": {str(n): results[n] | {"raw_commits_per_s": round(raw[n], 1)} for n in sizes},
         "commands_per_s": top["commands_per_s"],
         "p50_ms": top["p50_ms"],
         "p99_ms": top["p99_ms"],
-        "raw_commits_per_s": round(raw[256], 1),
-        "ratio": round(top["commands_per_s"] / raw[256], 3),
+        "raw_commits_per_s": round(raw[sizes[-1]], 1),
+        "ratio": round(top["commands_per_s"] / raw[sizes[-1]], 3),
         "spectators": 100,
         "fanout_samples": len(delays),
         "fanout_p50_ms": round(pct(delays, 0.5) * 1000, 2),
         "fanout_p99_ms": round(pct(delays, 0.99) * 1000, 2),
         "seconds_per_run": seconds,
-        "note": "server and clients share the 2 cores; raw ceiling at min(tables, 64) connections",
+        "note": "server and clients share the 2 cores; raw ceiling at min(tables, 50) connections",
     }
     print(json.dumps(out))
 

@@ -68,7 +68,11 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     config = app[CONFIG]
     url = await database_url(DatabaseConfig(url=config.database_url, data_dir=config.data_dir))
     store = await EventStore.connect(
-        url, partitions=config.partitions, min_size=2, max_size=config.pool_size
+        url,
+        partitions=config.partitions,
+        min_size=2,
+        max_size=config.pool_size,
+        reset=_keep_session,
     )
     await migrate(store.pool)
     notifier = Notifier(store, poll_interval=config.poll_interval, queue_events=config.client_queue)
@@ -86,6 +90,12 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         await lobby.stop()
         await notifier.close()
         await store.close()
+
+
+async def _keep_session(connection: object) -> None:
+    """Released connections are not reset (asyncpg's default costs a round trip per release):
+    the server keeps no session state on pooled connections — advisory locks are
+    transaction-scoped and LISTEN has its own connection."""
 
 
 async def _close_sockets(app: web.Application) -> None:

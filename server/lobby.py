@@ -90,10 +90,6 @@ class LobbyProjector(Projector):
                 table_id,
                 version,
             )
-        else:
-            await conn.execute(
-                "UPDATE lobby_tables SET version = $2 WHERE table_id = $1", table_id, version
-            )
 
 
 class Lobby:
