@@ -50,3 +50,8 @@ class ResignationError(IllegalActionError):
 
 class GameOverError(IllegalActionError):
     """An action on a game (or match) that has already ended."""
+
+
+class ChouetteError(IllegalActionError):
+    """A chouette action that the line, the seating or the table's policy does not allow now
+    (a player not at the table, throws for the line out of turn, advice where none is allowed)."""
