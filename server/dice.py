@@ -7,13 +7,21 @@ the key, so the server, having committed first, cannot choose throws after seein
 
 The derivation (see ``docs/dice.md``, checkable with a few lines in any language)::
 
-    key     = SHA-256(seed || client_seed_1 || ... )        # client seeds as UTF-8, in event order
+    key     = HMAC-SHA256(seed, "chouette-dice/v1/key" || SHA-256(c1) || SHA-256(c2) || ...)
     block k = HMAC-SHA256(key, "chouette-dice/v1/" || counter || "/" || k)   # decimal ASCII
     die     = first byte b of block 0, 1, ... with b < 252, as b mod 6 + 1
 
-``counter`` numbers the dice of a game from 0 in the order they are thrown (the opening throw's
-two dice are 0 and 1). Bytes 252..255 are rejected so each face is exactly equally likely
-(252 = 6 × 42).
+``c1, c2, ...`` are the players' seeds as UTF-8, in the order they were recorded. ``counter``
+numbers the dice of a game from 0 in the order they are thrown (the opening throw's two dice are
+0 and 1, a tie's re-throw 2 and 3, ...). Bytes 252..255 are rejected so each face is exactly
+equally likely (252 = 6 × 42).
+
+Why the key is an HMAC keyed by the seed, and not a plain hash of it: the commitment is public,
+so a key equal to ``SHA-256(seed)`` would let anyone derive every throw from the first event of
+the game; and a key ``SHA-256(seed || client seeds)`` would be open to SHA-256 length extension
+(whoever knows ``SHA-256(seed)`` can hash ``seed || padding || more`` without the seed). Each
+client seed is hashed on its own so that the list is unambiguous (``"ab", "c"`` is not
+``"a", "bc"``).
 """
 
 from __future__ import annotations
@@ -24,6 +32,9 @@ import secrets
 from collections.abc import Sequence
 
 DOMAIN = b"chouette-dice/v1/"
+"""Prefix of every HMAC message of the derivation."""
+KEY_LABEL = DOMAIN + b"key"
+"""The message prefix of the key derivation."""
 
 
 def commitment(seed: bytes) -> str:
@@ -32,11 +43,13 @@ def commitment(seed: bytes) -> str:
 
 
 def game_key(seed: bytes, client_seeds: Sequence[str] = ()) -> bytes:
-    """The HMAC key of a game: the server seed with the players' seeds mixed in."""
-    h = hashlib.sha256(seed)
-    for s in client_seeds:
-        h.update(s.encode("utf-8"))
-    return h.digest()
+    """The HMAC key of a game: the server seed with the players' seeds mixed in.
+
+    >>> game_key(bytes(32)).hex() != commitment(bytes(32))
+    True
+    """
+    message = KEY_LABEL + b"".join(hashlib.sha256(s.encode("utf-8")).digest() for s in client_seeds)
+    return hmac.new(seed, message, hashlib.sha256).digest()
 
 
 def derive_die(key: bytes, counter: int) -> int:
@@ -54,6 +67,15 @@ def derive_die(key: bytes, counter: int) -> int:
         block += 1
 
 
+def derive_dice(
+    seed: bytes, client_seeds: Sequence[str] = (), count: int = 2, start: int = 0
+) -> list[int]:
+    """``count`` dice of a game from counter ``start``: what anyone can recompute once the
+    seed is revealed."""
+    key = game_key(seed, client_seeds)
+    return [derive_die(key, n) for n in range(start, start + count)]
+
+
 def verify(seed_hex: str, commitment_hex: str) -> bool:
     """Whether a revealed seed matches the published commitment."""
     try:
@@ -66,13 +88,15 @@ def verify(seed_hex: str, commitment_hex: str) -> bool:
 class FairDice:
     """The production dice source for one table: a fresh secret seed per game.
 
-    Seeds are held by the caller's :class:`SeedVault` so they survive a restart without being
-    in the public event stream until the game ends.
+    ``seeds`` is the caller's: the table service keeps it in the ``dice_seeds`` table, so a seed
+    survives a restart without being in the public event stream until its game ends.
+    ``client_seeds`` are the players' seeds of each game, in the order they were recorded.
     """
 
     def __init__(self, seeds: dict[int, bytes], client_seeds: dict[int, list[str]]) -> None:
         self._seeds = seeds
         self._client_seeds = client_seeds
+        self._keys: dict[int, bytes] = {}
 
     def seed(self, game: int) -> bytes:
         if game not in self._seeds:
@@ -83,7 +107,10 @@ class FairDice:
         return commitment(self.seed(game))
 
     def die(self, game: int, counter: int) -> int:
-        return derive_die(game_key(self.seed(game), self._client_seeds.get(game, ())), counter)
+        key = self._keys.get(game)
+        if key is None:
+            key = self._keys[game] = game_key(self.seed(game), self._client_seeds.get(game, ()))
+        return derive_die(key, counter)
 
     def reveal(self, game: int) -> str:
         return self.seed(game).hex()
