@@ -1,18 +1,418 @@
-"""Audit, replay and export commands (filled in by the audit issue)."""
+"""The audit tools of the ``chouette`` command: ``audit``, ``replay``, ``export`` and ``import``,
+with a small progress bar for long runs, and :func:`simulate_table`, which plays random games
+through the decider (for the benchmark, the tests and demonstrations).
+"""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import asyncio
+import json
+import random
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
 
+from engine.game import Phase
+from events import commands as c
+from events import types as e
+from events.decider import TableState, decide, evolve
+from events.store import EventStore, NewEvent
 from server.config import Config
+from server.dice import FairDice
+from server.tables import table_stream
+
+# -- progress -----------------------------------------------------------------------------------
+
+
+class Progress:
+    """A one-line progress bar on a terminal's stderr; silent when stderr is not a terminal
+    (a log file or a pipe gets no carriage-return noise).
+
+    >>> import io
+    >>> bar = Progress(100, "audit", stream=io.StringIO())
+    >>> bar.advance(50); bar.done
+    50
+    """
+
+    def __init__(
+        self, total: int, label: str, *, stream: IO[str] | None = None, unit: str = "events"
+    ) -> None:
+        self.total = max(total, 0)
+        self.label = label
+        self.unit = unit
+        self.done = 0
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._started = time.perf_counter()
+        self._drawn = 0.0
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        now = time.perf_counter()
+        if self.enabled and (now - self._drawn >= 0.1 or self.done >= self.total):
+            self._drawn = now
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        width = 30
+        frac = min(self.done / self.total, 1.0) if self.total else 1.0
+        filled = int(frac * width)
+        rate = self.done / max(now - self._started, 1e-9)
+        self.stream.write(
+            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {frac:4.0%} "
+            f"{self.done}/{self.total} {self.unit} {rate:,.0f}/s "
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self._draw(time.perf_counter())
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# -- simulated tables ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One command of a simulated table and the events the decider recorded for it."""
+
+    actor: str
+    command: c.Command
+    events: tuple[e.Event, ...]
+
+
+@dataclass(slots=True)
+class SimulatedTable:
+    """A table played through the decider with random (legal) choices and fair dice whose
+    seeds are known."""
+
+    table_id: str
+    steps: list[Step] = field(default_factory=list)
+    state: TableState = field(default_factory=TableState)
+    seeds: dict[int, bytes] = field(default_factory=dict)
+    """The secret seed of each game (revealed in its ``game_ended``)."""
+
+    @property
+    def events(self) -> list[e.Event]:
+        return [ev for step in self.steps for ev in step.events]
+
+
+def simulate_table(
+    table_id: str,
+    *,
+    games: int = 1,
+    kind: str = "money",
+    options: e.TableOptions | None = None,
+    rng: random.Random | None = None,
+    players: tuple[str, str] = ("alice", "bob"),
+    double_rate: float = 0.04,
+    drop_rate: float = 0.25,
+    resign_rate: float = 0.003,
+    seed_rate: float = 0.2,
+    finish: bool = True,
+) -> SimulatedTable:
+    """Play ``games`` random games at a new money or match table through the decider.
+
+    Every throw comes from :class:`~server.dice.FairDice` with seeds drawn from ``rng``; every
+    play is a random legal play; cubes are offered, taken, dropped and beavered, resignations
+    offered, accepted and declined, and players add seeds of their own, at the given rates.
+    A match ends when it is won, whatever ``games`` says. With ``finish=False`` the last game is
+    left in play (for pending dice).
+    """
+    rng = rng or random.Random(0)
+    if options is None:
+        options = e.TableOptions(match_length=5 if kind == "match" else 0)
+    table = SimulatedTable(table_id, state=TableState(table_id=table_id))
+
+    def run(actor: str, command: c.Command) -> None:
+        s = table.state
+        for g in (s.game_no, s.game_no + 1):
+            if g and g not in table.seeds:
+                table.seeds[g] = rng.randbytes(32)
+        dice = FairDice(table.seeds, {s.game_no: list(s.client_seeds)})
+        events = decide(s, actor, command, dice)
+        for ev in events:
+            s = evolve(s, ev)
+        table.state = s
+        table.steps.append(Step(actor, command, tuple(events)))
+
+    run(players[0], c.CreateTable(kind=kind, options=options))  # type: ignore[arg-type]
+    run(players[0], c.Join(display_name=players[0].title()))
+    run(players[1], c.Join(display_name=players[1].title()))
+    played = 0
+    while table.state.in_game:
+        s = table.state
+        game = s.game
+        assert game is not None
+        if game.is_over:  # pragma: no cover - the decider starts the next game at once
+            break
+        if not finish and played == games - 1 and s.dice_counter > 20 and rng.random() < 0.05:
+            break
+        number = s.game_no
+        if game.phase is Phase.OPENING:
+            for p in players:
+                if s.dice_counter == 0 and rng.random() < seed_rate:
+                    run(p, c.AddSeed(seed=f"{p}-{rng.getrandbits(64):x}"))
+            run(rng.choice(players), c.Roll())
+        elif game.phase is Phase.ROLL:
+            me = players[game.turn]
+            # In a match nobody sane turns the cube past what the match needs.
+            sane = s.kind != "match" or game.cube.value * 2 <= s.options.match_length
+            if game.can_double(game.turn) and sane and rng.random() < double_rate:
+                run(me, c.Double())
+            elif rng.random() < resign_rate:
+                run(me, c.Resign(level=rng.choice((1, 1, 2, 3))))
+            else:
+                run(me, c.Roll())
+        elif game.phase is Phase.MOVE:
+            plays = game.legal_plays()
+            moves = rng.choice(plays).moves if plays else ()
+            run(players[game.turn], c.Move(moves=[(a, b) for a, b in moves]))
+        elif game.phase is Phase.DOUBLED:
+            assert game.pending is not None
+            who = players[game.pending.responder]
+            r = rng.random()
+            if r < drop_rate:
+                run(who, c.Drop())
+            elif s.options.beavers and not game.pending.beavered and r < drop_rate + 0.1:
+                run(who, c.Beaver())
+            else:
+                run(who, c.Take())
+        elif game.phase is Phase.RESIGNATION:
+            assert game.resignation is not None
+            who = players[1 - game.resignation.by]
+            run(who, c.Accept() if rng.random() < 0.6 else c.Decline())
+        if table.state.game_no != number or not table.state.in_game:
+            played += 1
+            if played >= games:
+                break
+    return table
+
+
+async def append_steps(
+    store: EventStore, table_id: str, steps: Sequence[Sequence[e.Event]], *, after: int = 0
+) -> int:
+    """Append each command's events as one append (with its own command id), as the table
+    service does; returns the stream's version."""
+    stream = table_stream(table_id)
+    version = after
+    for events in steps:
+        if not events:
+            continue
+        new = [
+            NewEvent(type=e.tag(ev), data=e.encode(ev), schema_version=ev.schema_version)
+            for ev in events
+        ]
+        result = await store.append(stream, new, expected_version=version, command_id=uuid.uuid4())
+        version = result.last_version
+    return version
+
+
+# -- the command line ---------------------------------------------------------------------------
 
 
 def add_commands(
-    sub: argparse._SubParsersAction, db_flags: Callable[[argparse.ArgumentParser], None]
-) -> None:  # type: ignore[type-arg]
-    return None
+    sub: argparse._SubParsersAction,
+    db_flags: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    """Add ``audit``, ``replay``, ``export`` and ``import`` to the ``chouette`` command."""
+    audit = sub.add_parser(
+        "audit",
+        help="check tables: hash chain, versions, every event against the rules, every throw "
+        "against the revealed seed",
+    )
+    which = audit.add_mutually_exclusive_group(required=True)
+    which.add_argument("--table", action="append", metavar="ID", help="a table id (repeatable)")
+    which.add_argument("--all", action="store_true", help="every table, and the log")
+    audit.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    db_flags(audit)
+
+    replay = sub.add_parser("replay", help="print a table's games, move by move")
+    replay.add_argument("table", metavar="ID")
+    replay.add_argument("--at", type=int, metavar="VERSION", help="show the table at a version")
+    replay.add_argument("--boards", action="store_true", help="draw the board after each play")
+    db_flags(replay)
+
+    export = sub.add_parser("export", help="export a table's games for analysis programs")
+    export.add_argument("table", metavar="ID")
+    export.add_argument("--format", choices=("mat", "json"), default="mat")
+    export.add_argument("-o", "--output", type=Path, help="file to write (default stdout)")
+    db_flags(export)
+
+    imp = sub.add_parser("import", help="import a .mat match file as a new table")
+    imp.add_argument("file", type=Path)
+    imp.add_argument("--table", metavar="ID", help="the new table's id (default: a new uuid)")
+    db_flags(imp)
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    raise SystemExit(f"unknown command {args.cmd!r}")
+    """Run one of the tools; the exit status."""
+    commands: dict[str, Callable[[argparse.Namespace, EventStore], Any]] = {
+        "audit": _audit,
+        "replay": _replay,
+        "export": _export,
+        "import": _import,
+    }
+    command = commands.get(args.cmd)
+    if command is None:
+        raise SystemExit(f"unknown command {args.cmd!r}")
+    return asyncio.run(_with_store(config, command, args))
+
+
+async def _with_store(
+    config: Config, command: Callable[[argparse.Namespace, EventStore], Any], args: Any
+) -> int:
+    from events.embedded import DatabaseConfig, database_url
+    from events.migrations import migrate
+
+    url = await database_url(DatabaseConfig(url=config.database_url, data_dir=config.data_dir))
+    store = await EventStore.connect(url, min_size=1, max_size=4)
+    try:
+        await migrate(store.pool)
+        status: int = await command(args, store)
+        return status
+    finally:
+        await store.close()
+
+
+async def _audit(args: argparse.Namespace, store: EventStore) -> int:
+    from server.audit import audit_tables, check_log, table_ids
+
+    known = dict(await table_ids(store))
+    ids = sorted(known) if args.all else list(args.table)
+    bar = Progress(sum(known.get(t, 0) for t in ids), "audit")
+    started = time.perf_counter()
+    reports = await audit_tables(store, ids, bar.advance)
+    bar.close()
+    log = await check_log(store) if args.all else []
+    seconds = time.perf_counter() - started
+    failed = [r for r in reports if r.status == "failed"]
+    if args.json:
+        doc = {
+            "status": "failed" if failed or log else "ok",
+            "tables": len(reports),
+            "events": sum(r.events for r in reports),
+            "seconds": round(seconds, 3),
+            "failed": len(failed),
+            "pending": sum(r.status == "pending" for r in reports),
+            "log": log,
+            "reports": [r.as_dict() for r in reports],
+        }
+        print(json.dumps(doc, indent=2))
+    else:
+        for r in reports:
+            print(_report_line(r))
+        for problem in log:
+            print(f"log partition {problem['partition']}: FAILED {problem['reason']}")
+        events = sum(r.events for r in reports)
+        print(
+            f"{len(reports)} table(s), {events} events in {seconds:.2f} s: "
+            f"{len(failed)} failed, {sum(r.status == 'pending' for r in reports)} pending"
+        )
+    return 1 if failed or log else 0
+
+
+def _report_line(report: Any) -> str:
+    if report.status == "failed":
+        stream, f = report.first_failure
+        event = f" ({f.event})" if f.event else ""
+        return f"{report.table_id}: FAILED {stream} v{f.version}{event} [{f.check}] {f.reason}"
+    games = sum(s.games for s in report.streams)
+    verified = sum(len(s.dice_verified) for s in report.streams)
+    pending = [g for s in report.streams for g in s.pending]
+    uncommitted = [g for s in report.streams for g in s.uncommitted]
+    text = f"{report.table_id}: {report.status} ({report.events} events, {games} games, "
+    text += f"dice of {verified} verified"
+    if pending:
+        text += f", game {', '.join(map(str, pending))} in play: dice pending"
+    if uncommitted:
+        text += f", {len(uncommitted)} with dice never committed to (imported)"
+    return text + ")"
+
+
+async def _replay(args: argparse.Namespace, store: EventStore) -> int:
+    from server import replay
+
+    records = await store.read_stream(table_stream(args.table))
+    if not records:
+        print(f"no table {args.table!r}", file=sys.stderr)
+        return 1
+    events = replay.decode_all(records)
+    if args.at is not None:
+        if not 1 <= args.at <= len(events):
+            print(f"--at must be 1 to {len(events)}", file=sys.stderr)
+            return 1
+        print(replay.state_text(events, args.at))
+        return 0
+    for line in replay.record_lines(events, boards=args.boards):
+        print(line)
+    return 0
+
+
+async def _export(args: argparse.Namespace, store: EventStore) -> int:
+    from server import replay
+
+    records = await store.read_stream(table_stream(args.table))
+    if not records:
+        print(f"no table {args.table!r}", file=sys.stderr)
+        return 1
+    events = replay.decode_all(records)
+    if args.format == "mat":
+        text = replay.export_mat(events)
+    else:
+        text = json.dumps(replay.export_json(events), indent=2) + "\n"
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+async def _import(args: argparse.Namespace, store: EventStore) -> int:
+    from server import replay
+
+    text = args.file.read_text(encoding="utf-8", errors="replace")
+    table_id = args.table or str(uuid.uuid4())
+    steps = replay.import_mat(text, table_id)
+    bar = Progress(sum(len(s) for s in steps), "import")
+    version = await append_steps(store, table_id, steps)
+    bar.advance(version)
+    bar.close()
+    print(table_id)
+    print(f"imported {args.file} as table {table_id} ({version} events)", file=sys.stderr)
+    return 0
+
+
+def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def recorded(table_id: str, steps: Sequence[Sequence[e.Event]]) -> list[Any]:
+    """The events of ``steps`` as the store would record them (one command id per step), for
+    auditing without a database."""
+    from datetime import UTC, datetime
+
+    from events.store import RecordedEvent
+
+    stream = table_stream(table_id)
+    now = datetime.now(UTC)
+    out: list[RecordedEvent] = []
+    for events in steps:
+        command = uuid.uuid4()
+        for ev in events:
+            n = len(out) + 1
+            out.append(
+                RecordedEvent(
+                    stream, n, 0, n, e.tag(ev), ev.schema_version, e.encode(ev), command, now
+                )
+            )
+    return out
