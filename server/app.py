@@ -18,8 +18,8 @@ from events.embedded import DatabaseConfig, database_url
 from events.migrations import migrate
 from events.store import EventStore
 from events.subscription import Notifier
+from server import audit, openapi, replay, streams
 from server import handlers as h
-from server import openapi, streams
 from server.config import Config
 from server.keys import ACCOUNTS_POOL, CONFIG, LOBBY, METRICS, NOTIFIER, SOCKETS, TABLES
 from server.lobby import Lobby
@@ -55,6 +55,9 @@ def _routes(app: web.Application) -> None:
     r.add_post("/tables/{table_id}/commands", h.post_command)
     r.add_get("/tables/{table_id}/ws", streams.websocket)
     r.add_get("/tables/{table_id}/events", streams.sse)
+    r.add_get("/tables/{table_id}/audit", audit.handle_audit)
+    r.add_get("/tables/{table_id}/replay", replay.handle_replay)
+    r.add_get("/tables/{table_id}/export.mat", replay.handle_export_mat)
     r.add_get("/log", h.global_feed)
     r.add_get("/healthz", h.healthz)
     r.add_get("/readyz", h.readyz)

@@ -174,6 +174,33 @@ def build_spec() -> dict[str, Any]:
                 "responses": {"200": {"description": "text/event-stream"}, **_PROBLEMS},
             }
         },
+        "/tables/{table_id}/audit": {
+            "get": {
+                "summary": "Audit the table: hash chain, dense versions, every event re-decided by the rules, every throw against its game's revealed seed (a game in play: pending); the first failure per stream with its version",
+                "parameters": [param_table],
+                "responses": {
+                    "200": {"description": "The audit report (status ok, pending or failed)"},
+                    **_PROBLEMS,
+                },
+            }
+        },
+        "/tables/{table_id}/replay": {
+            "get": {
+                "summary": "The table as it stood at a version (the fold up to it): the state with Position ID and Match ID, and the event at that version in words and notation",
+                "parameters": [
+                    param_table,
+                    {"name": "at", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+                ],
+                "responses": {"200": {"description": "The state at that version"}, **_PROBLEMS},
+            }
+        },
+        "/tables/{table_id}/export.mat": {
+            "get": {
+                "summary": "The table's games in GNU Backgammon's .mat format (import mat)",
+                "parameters": [param_table],
+                "responses": {"200": {"description": "text/plain .mat file"}, **_PROBLEMS},
+            }
+        },
         "/log": {
             "get": {
                 "summary": "The global feed by log position (auditors)",

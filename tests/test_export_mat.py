@@ -1,0 +1,240 @@
+"""Export to GNU Backgammon's ``.mat`` format, checked by GNU Backgammon itself.
+
+Random tables are played through the decider (:func:`server.tools.simulate_table`), exported
+with :func:`server.replay.export_mat`, and imported into GNU Backgammon (the ``gnubg`` package,
+a test-only oracle) with ``import mat``. Every play must read back with the same dice, from the
+same position (Position ID) to the same position, and every cube action by the same player, in
+the same order; each game's winner and points too.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import gnubg
+import pytest
+
+from engine.matfile import MatAction, MatGame, MatMatch, parse_mat, write_mat
+from engine.moves import apply_moves
+from engine.position import Position
+from events import types as e
+from server.replay import GameLog, export_mat, import_mat, table_log
+from server.tools import SimulatedTable, simulate_table
+
+PLAYER = {"X": 0, "O": 1}
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """GNU Backgammon prints boards on the C stdout: send them to /dev/null."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
+def gnubg_import(text: str, path: Path, *, jacoby: bool = False) -> dict[str, Any]:
+    path.write_text(text, encoding="utf-8")
+    with _quiet():
+        gnubg.command(f"set jacoby {'on' if jacoby else 'off'}")
+        gnubg.command(f"import mat {path}")
+    match = gnubg.match()
+    assert match is not None, f"GNU Backgammon could not import {path}:\n{text[:2000]}"
+    return match
+
+
+def _expected(game: GameLog) -> list[tuple[Any, ...]]:
+    """Our game as GNU Backgammon should read it: plays ``(move, player, dice, position before,
+    position after)`` and cube actions ``(action, player)``; a beaver is GNU Backgammon's
+    redouble by the doubled player. Nothing after the game's end (a drop, an accepted
+    resignation) is listed."""
+    out: list[tuple[Any, ...]] = []
+    for x in game.entries:
+        if x.kind == "roll":
+            assert x.dice is not None and x.seat is not None
+            before = Position.from_id(x.position_id)
+            after = apply_moves(before, x.dice, x.moves)
+            out.append(("move", x.seat, tuple(x.dice), x.position_id, after))
+        elif x.kind in ("double", "beaver", "take", "drop"):
+            out.append(("double" if x.kind == "beaver" else x.kind, x.seat))
+        elif x.kind == "accept":
+            assert x.seat is not None
+            out.append(("resign", 1 - x.seat))
+    return out
+
+
+def _read_back(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """GNU Backgammon's records in the same shape, up to the end of the game."""
+    out: list[tuple[Any, ...]] = []
+    for r in records:
+        player = PLAYER[r["player"]]
+        if r["action"] == "move":
+            after = _apply_in_some_order(Position.from_id(r["board"]), r["dice"], r["move"])
+            out.append(("move", player, tuple(r["dice"]), r["board"], after))
+        else:
+            out.append((r["action"], player))
+        if r["action"] in ("drop", "resign"):
+            break  # in money play GNU Backgammon lists a stray double after a drop
+    return out
+
+
+def _apply_in_some_order(
+    before: Position, dice: tuple[int, int], moves: tuple[tuple[int, int], ...]
+) -> Position | None:
+    """GNU Backgammon lists a play's moves highest point first, which is not always an order
+    they can be made in (``5/4 6/5``): the position after them, in an order that works."""
+    for order in dict.fromkeys(itertools.permutations(moves)):
+        try:
+            return apply_moves(before, dice, order)
+        except ValueError:
+            continue
+    return None
+
+
+def assert_round_trip(table: SimulatedTable, tmp_path: Path) -> int:
+    """Export, import into GNU Backgammon, compare; the number of plays compared."""
+    text = export_mat(table.events)
+    options = table.state.options
+    match = gnubg_import(text, tmp_path / "table.mat", jacoby=options.jacoby)
+    log = table_log(table.events)
+    theirs = match["games"]
+    assert len(theirs) == len(log.games), text
+    plays = 0
+    for ours, them in zip(log.games, theirs, strict=True):
+        expected = _expected(ours)
+        got = _read_back(list(them["game"]))
+        assert got == expected, f"game {ours.number} differs:\n{text}"
+        plays += sum(1 for x in expected if x[0] == "move")
+        info = them["info"]
+        if ours.winner is None:
+            assert info.get("winner") is None
+        else:
+            assert PLAYER[info["winner"]] == ours.winner, f"game {ours.number}"
+            assert info["points-won"] == ours.points, f"game {ours.number}"
+            score = (info["score-X"], info["score-O"])
+            assert score == ours.score, f"game {ours.number}"
+    assert match["match-info"]["match-length"] == log.match_length
+    return plays
+
+
+def test_fifty_money_games_read_back_in_gnubg(tmp_path: Path) -> None:
+    table = simulate_table("money-50", games=50, rng=random.Random(50), resign_rate=0.01)
+    games = table_log(table.events).games
+    assert sum(g.winner is not None for g in games) == 50
+    kinds = {x.kind for g in games for x in g.entries}
+    assert {"roll", "double", "take", "drop", "accept"} <= kinds
+    assert {g.how for g in games} >= {"bear_off", "drop", "resign"}
+    assert assert_round_trip(table, tmp_path) > 50 * 20
+
+
+def test_money_games_with_beavers_and_jacoby_read_back(tmp_path: Path) -> None:
+    options = e.TableOptions(beavers=True, jacoby=True)
+    table = simulate_table(
+        "money-bj", games=30, options=options, rng=random.Random(7), double_rate=0.08
+    )
+    kinds = [x.kind for g in table_log(table.events).games for x in g.entries]
+    assert "beaver" in kinds
+    assert assert_round_trip(table, tmp_path) > 0
+
+
+def test_matches_read_back_in_gnubg(tmp_path: Path) -> None:
+    crawford = post_crawford_doubles = 0
+    for seed in (1, 2, 3, 6):  # seed 6 has a Crawford game and a double after it
+        options = e.TableOptions(match_length=5)
+        table = simulate_table(
+            f"match-{seed}",
+            games=99,
+            kind="match",
+            options=options,
+            rng=random.Random(seed),
+            double_rate=0.03,
+        )
+        assert table.state.match_winner
+        log = table_log(table.events)
+        crawford += sum(g.crawford for g in log.games)
+        after = [g for i, g in enumerate(log.games) if i and log.games[i - 1].crawford]
+        post_crawford_doubles += sum(x.kind == "double" for g in after for x in g.entries)
+        assert assert_round_trip(table, tmp_path) > 0
+    assert crawford and post_crawford_doubles
+
+
+def test_a_game_in_play_exports_as_far_as_it_went(tmp_path: Path) -> None:
+    table = simulate_table("open", games=2, rng=random.Random(11), finish=False)
+    log = table_log(table.events)
+    assert log.games[-1].winner is None
+    assert assert_round_trip(table, tmp_path) > 0
+
+
+# -- the .mat reader and writer -------------------------------------------------------------------
+
+
+def test_write_then_parse_keeps_every_action() -> None:
+    table = simulate_table("rw", games=5, rng=random.Random(3), resign_rate=0.01)
+    text = export_mat(table.events)
+    back = parse_mat(text)
+    log = table_log(table.events)
+    assert back.length == 0
+    assert len(back.games) == len(log.games)
+    for mat, ours in zip(back.games, log.games, strict=True):
+        assert mat.score == ours.score
+        assert (mat.winner, mat.points) == (ours.winner, ours.points)
+        rolls = [a for a in mat.actions if a.kind == "roll"]
+        assert [r.dice for r in rolls] == [x.dice for x in ours.entries if x.kind == "roll"]
+
+
+def test_import_round_trips_events(tmp_path: Path) -> None:
+    """A .mat file imported as a table exports to the same file."""
+    table = simulate_table("imp", games=8, rng=random.Random(8), resign_rate=0.01)
+    text = export_mat(table.events)
+    steps = import_mat(text, "imported")
+    events = [ev for step in steps for ev in step]
+    again = export_mat(events)
+    assert _games_part(again) == _games_part(text)
+
+
+def _games_part(text: str) -> str:
+    """The text from the ``point match`` line on, with player ids' prefixes ignored."""
+    return text[text.index("point match") :]
+
+
+def test_import_refuses_an_illegal_play_with_its_place() -> None:
+    text = " 1 point match\n\n Game 1\n a : 0   b : 0\n  1) 31: 8/4 6/5\n"
+    with pytest.raises(ValueError, match=r"game 1, entry 1 .*8/4"):
+        import_mat(text, "bad")
+
+
+def test_import_reads_gnubg_joined_notation() -> None:
+    """Files from other programs join a checker's moves (``24/13``); the importer reads them."""
+    text = (
+        " 3 point match\n\n Game 1\n alice : 0                  bob : 0\n"
+        "  1) 65: 24/13                    52: 13/11 13/8\n"
+        "  2)  Doubles => 2                 Drops\n"
+        "                                    Wins 1 point\n"
+    )
+    steps = import_mat(text, "joined")
+    moved = [ev for step in steps for ev in step if isinstance(ev, e.CheckersMoved)]
+    assert [m.moves for m in moved] == [[(24, 18), (18, 13)], [(13, 11), (13, 8)]]
+    ended = [ev for step in steps for ev in step if isinstance(ev, e.GameEnded)]
+    assert (ended[0].winner, ended[0].result * ended[0].cube) == ("mat:alice", 1)
+
+
+def test_names_that_would_break_the_format_are_cleaned() -> None:
+    game = MatGame(1, (0, 0), (MatAction(0, "roll", (3, 1), ((8, 5), (6, 5))),))
+    text = write_mat(MatMatch(1, ("Game master: 1", "b"), (game,)))
+    back = parse_mat(text)
+    assert len(back.games) == 1
+    assert back.games[0].actions[0].text == "8/5 6/5"
+    assert ":" not in back.games[0].names[0]  # type: ignore[index]
