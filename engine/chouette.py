@@ -134,7 +134,7 @@ class Action(StrEnum):
     """Advise the captain on the team's channel (nothing changes in the state)."""
 
 
-_TARGETED = frozenset(
+TARGETED_ACTIONS = frozenset(
     {
         Action.DOUBLE,
         Action.TAKE,
@@ -145,7 +145,8 @@ _TARGETED = frozenset(
         Action.DECLINE,
     }
 )
-"""Actions that concern one member's cube: the box names the member, a member acts on their own."""
+"""The actions on one member's cube: the box names the member (:meth:`Chouette.targets` says
+which), a member acts on their own."""
 
 
 class How(StrEnum):
@@ -743,7 +744,7 @@ class Chouette:
         ):
             if self._ok(player, action, None):
                 acts.add(action)
-        acts.update(a for a in _TARGETED if self.targets(player, a))
+        acts.update(a for a in TARGETED_ACTIONS if self.targets(player, a))
         return frozenset(acts)
 
     def targets(self, player: str, action: Action) -> frozenset[str]:
@@ -751,7 +752,7 @@ class Chouette:
         resign, accept, decline) to now: for a member, themselves or nobody; for the box, each
         member it may double, answer or offer to."""
         g = self.game
-        if action not in _TARGETED or not self.in_progress or g is None:
+        if action not in TARGETED_ACTIONS or not self.in_progress or g is None:
             return frozenset()
         if player == g.box:
             return frozenset(m for m in g.in_game if self._ok(player, action, m))
@@ -952,35 +953,12 @@ class Chouette:
             double already pending; single cube and not the captain, or not the whole team.
         :raises ResignationError: a resignation offer on that cube waits for an answer.
         """
-        g = self._current("double", player)
-        if player != g.box:
-            if members is not None and list(members) != [player]:
-                others = [m for m in members if m != player] or [player]
-                self._check(player, Action.DOUBLE, others[0])
-            self._check(player, Action.DOUBLE, None)
-            names = g.in_game if self.options.single else (player,)
-            side = Side.TEAM
-        else:
-            self._check(player, Action.DOUBLE, None)
-            if members is None:
-                names = tuple(m for m in g.in_game if self._ok(player, Action.DOUBLE, m))
-                if not names:
-                    raise CubeError(
-                        f"{self._who(player)} cannot double: every member's cube is owned by "
-                        f"its member or waiting for an answer"
-                    )
-            else:
-                names = _players(members, "member")
-                if not names:
-                    raise CubeError(f"{self._who(player)} cannot double: name the members")
-                for name in names:
-                    self._check(player, Action.DOUBLE, name)
-                if self.options.single and set(names) != set(g.in_game):
-                    raise CubeError(
-                        f"{self._who(player)} cannot double only {', '.join(names)}: with a "
-                        f"single cube the box doubles the whole team"
-                    )
-            side = Side.BOX
+        g, names, side = self._offering(player, Action.DOUBLE, members)
+        if side is Side.BOX and self.options.single and set(names) != set(g.in_game):
+            raise CubeError(
+                f"{self._who(player)} cannot double only {', '.join(names)}: with a single "
+                f"cube the box doubles the whole team"
+            )
         offers = []
         for name in names:
             m = g.member(name)
@@ -1101,32 +1079,7 @@ class Chouette:
         """
         if level not in (1, 2, 3) or isinstance(level, bool):
             raise ResignationError(f"resignation level must be 1, 2 or 3: {level!r}")
-        g = self._current("offer to resign", player)
-        if player != g.box:
-            if members is not None and list(members) != [player]:
-                others = [m for m in members if m != player] or [player]
-                self._check(player, Action.RESIGN, others[0])
-            self._check(player, Action.RESIGN, None)
-            names: tuple[str, ...] = (player,)
-            side = Side.TEAM
-        else:
-            self._check(player, Action.RESIGN, None)
-            if members is None:
-                names = tuple(m for m in g.in_game if self._ok(player, Action.RESIGN, m))
-                if not names:
-                    raise ResignationError(
-                        f"{self._who(player)} cannot offer to resign: every member's cube "
-                        f"is waiting for an answer"
-                    )
-            else:
-                names = _players(members, "member")
-                if not names:
-                    raise ResignationError(
-                        f"{self._who(player)} cannot offer to resign: name the members"
-                    )
-                for name in names:
-                    self._check(player, Action.RESIGN, name)
-            side = Side.BOX
+        g, names, side = self._offering(player, Action.RESIGN, members)
         offers = []
         for name in names:
             m = g.member(name)
@@ -1551,6 +1504,38 @@ class Chouette:
                     batch = ()
         return batch
 
+    def _offering(
+        self, player: str, action: Action, members: Iterable[str] | None
+    ) -> tuple[ChouetteGame, tuple[str, ...], Side]:
+        """Check a double or a resignation offer; say on whose cubes it is made, and by which
+        side. A member offers on their own cube (with a single cube, the captain doubles every
+        member's); the box on ``members`` or, by default, on every cube it may."""
+        verb = _VERBS[action]
+        g = self._current(verb, player)
+        if player != g.box:
+            others = [m for m in members or () if m != player]
+            self._check(player, action, others[0] if others else None)
+            team_double = action is Action.DOUBLE and self.options.single
+            return g, g.in_game if team_double else (player,), Side.TEAM
+        self._check(player, action, None)
+        error: type[IllegalActionError] = CubeError if action is Action.DOUBLE else ResignationError
+        if members is None:
+            names = tuple(m for m in g.in_game if self._ok(player, action, m))
+            if not names:
+                why = (
+                    "every member's cube is owned by its member or waiting for an answer"
+                    if action is Action.DOUBLE
+                    else "every member's cube is waiting for an answer"
+                )
+                raise error(f"{self._who(player)} cannot {verb}: {why}")
+            return g, names, Side.BOX
+        names = _players(members, "member")
+        if not names:
+            raise error(f"{self._who(player)} cannot {verb}: name the members")
+        for name in names:
+            self._check(player, action, name)
+        return g, names, Side.BOX
+
     def _answering(
         self, player: str, action: Action, member: str | None
     ) -> tuple[ChouetteGame, tuple[str, ...]]:
@@ -1693,6 +1678,7 @@ def _rotate(g: ChouetteGame, line: tuple[str, ...]) -> tuple[str, ...]:
 
 
 __all__ = [
+    "TARGETED_ACTIONS",
     "Action",
     "Chouette",
     "ChouetteGame",

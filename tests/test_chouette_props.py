@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.chouette import (
+    TARGETED_ACTIONS,
     Action,
     Chouette,
     ChouetteOptions,
@@ -33,15 +34,6 @@ from engine.position import Position
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon")
 TABLE_LEVEL = {Action.ORDER_THROW, Action.START_GAME, Action.OPENING_THROW}
 """Actions the methods take without a player: their dice are the server's."""
-TARGETED = {
-    Action.DOUBLE,
-    Action.TAKE,
-    Action.DROP,
-    Action.BEAVER,
-    Action.RESIGN,
-    Action.ACCEPT,
-    Action.DECLINE,
-}
 WEIGHTS = {
     Action.JOIN: 0.3,
     Action.LEAVE: 0.1,
@@ -172,7 +164,7 @@ def check(ch: Chouette, rng: random.Random) -> None:
         assert ch.may_advise(p) == (Action.ADVISE in allowed)
         for a in Action:
             if a in allowed:
-                if a in TARGETED:
+                if a in TARGETED_ACTIONS:
                     assert ch.targets(p, a)
                     for t in ch.members_in_game:
                         if t not in ch.targets(p, a) and g is not None and p == g.box:
