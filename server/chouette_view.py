@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.chouette import Action, Chouette, Side
+from engine.chouette import TARGETED_ACTIONS, Action, Chouette, Side
 from engine.errors import EngineError
 from engine.game import Phase
 from engine.notation import format_play
@@ -158,15 +158,7 @@ def chouette_view(state: TableState, viewer: str | None) -> dict[str, Any]:
             allowed.add("add_seed")
         view["targets"] = {
             a.value: sorted(ch.targets(viewer, a))
-            for a in (
-                Action.DOUBLE,
-                Action.TAKE,
-                Action.DROP,
-                Action.BEAVER,
-                Action.RESIGN,
-                Action.ACCEPT,
-                Action.DECLINE,
-            )
+            for a in sorted(TARGETED_ACTIONS)
             if ch.targets(viewer, a)
         }
         if viewer == ch.acting_captain:
