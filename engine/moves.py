@@ -80,6 +80,11 @@ _STEP = tuple(tuple(_SHIFT[p - d] - _SHIFT[p] if p > d else 0 for p in range(26)
 _HIT = tuple(1 << (104 + t) for t in range(26))
 """``_HIT[t]``: the key change of a hit on point ``t``."""
 
+_MOVE = tuple(tuple((p, p - d) if p > d else (p, 0) for p in range(26)) for d in range(7))
+"""``_MOVE[d][p]``: the move ``(p, p - d)`` (or ``(p, 0)``), one shared tuple each."""
+_MOVE1 = tuple(tuple((m,) for m in moves) for moves in _MOVE)
+"""``_MOVE1[d][p]``: ``(_MOVE[d][p],)``, to extend a tuple of moves by concatenation."""
+
 _new = tuple.__new__
 """Position and Play are NamedTuples: ``_new(Position, (me, opp))`` skips their Python-level
 ``__new__``, which matters when hundreds of plays are built per call."""
@@ -91,6 +96,18 @@ def _hit(opp: tuple[int, ...], points: tuple[int, ...]) -> tuple[int, ...]:
     for t in points:
         theirs[BAR - t] = 0
     theirs[BAR] += len(points)
+    return tuple(theirs)
+
+
+def _hit_mask(opp: tuple[int, ...], mask: int) -> tuple[int, ...]:
+    """The opponent's side after blots were hit on the points (mover's numbering) of the bit
+    mask ``mask``."""
+    theirs = list(opp)
+    while mask:
+        low = mask & -mask
+        theirs[BAR + 1 - low.bit_length()] = 0  # point t is bit t: the opponent's 25 - t
+        theirs[BAR] += 1
+        mask ^= low
     return tuple(theirs)
 
 
@@ -136,6 +153,8 @@ def _two_dice(me: tuple[int, ...], opp: tuple[int, ...], x: int, y: int) -> tupl
     b = list(me)
     o = opp[::-1]  # o[t] = opp[25 - t]: the opponent's checkers in the mover's numbering
     stepx, stepy, hits = _STEP[x], _STEP[y], _HIT
+    movex, movey = _MOVE[x], _MOVE[y]
+    new = _new
     # The points each die can move from (destination not blocked). Which of them hold a checker
     # changes as checkers move; blocking does not (a hit only removes a blot).
     from_x = [p for p in range(24, x, -1) if o[p - x] < 2]
@@ -147,9 +166,14 @@ def _two_dice(me: tuple[int, ...], opp: tuple[int, ...], x: int, y: int) -> tupl
             continue
         t = p - x
         k = stepx[p]
-        blot = o[t] == 1
-        if blot:
+        first = movex[p]
+        if o[t] == 1:
             k += hits[t]
+            hit: tuple[int, ...] = (t,)
+            theirs = _hit(opp, hit)
+        else:
+            hit = ()
+            theirs = opp
         b[p] -= 1
         b[t] += 1
         for q in from_y:
@@ -158,18 +182,19 @@ def _two_dice(me: tuple[int, ...], opp: tuple[int, ...], x: int, y: int) -> tupl
                 kk = k + stepy[q]
                 if o[u] == 1 and u != t:
                     kk += hits[u]
-                    if kk in out:
-                        continue
-                    theirs = _hit(opp, (t, u) if blot else (u,))
-                elif kk in out:
-                    continue
-                else:
-                    theirs = _hit(opp, (t,)) if blot else opp
-                b[q] -= 1
-                b[u] += 1
-                out[kk] = _new(Play, (((p, t), (q, u)), _new(Position, (tuple(b), theirs))))
-                b[u] -= 1
-                b[q] += 1
+                    if kk not in out:
+                        b[q] -= 1
+                        b[u] += 1
+                        pos = new(Position, (tuple(b), _hit(opp, (*hit, u))))
+                        out[kk] = new(Play, ((first, movey[q]), pos))
+                        b[u] -= 1
+                        b[q] += 1
+                elif kk not in out:
+                    b[q] -= 1
+                    b[u] += 1
+                    out[kk] = new(Play, ((first, movey[q]), new(Position, (tuple(b), theirs))))
+                    b[u] -= 1
+                    b[q] += 1
         b[t] -= 1
         b[p] += 1
     # y first, then x: only one checker moving on with x from where y took it can be new; two
@@ -182,18 +207,18 @@ def _two_dice(me: tuple[int, ...], opp: tuple[int, ...], x: int, y: int) -> tupl
         if u <= 0 or o[u] >= 2:
             continue
         k = stepy[p] + stepx[t]
-        hit_points: tuple[int, ...] = ()
+        hit = ()
         if o[t] == 1:
             k += hits[t]
-            hit_points = (t,)
+            hit = (t,)
         if o[u] == 1:
             k += hits[u]
-            hit_points += (u,)
+            hit += (u,)
         if k not in out:
             b[p] -= 1
             b[u] += 1
-            theirs = _hit(opp, hit_points) if hit_points else opp
-            out[k] = _new(Play, (((p, t), (t, u)), _new(Position, (tuple(b), theirs))))
+            theirs = _hit(opp, hit) if hit else opp
+            out[k] = new(Play, ((movey[p], movex[t]), new(Position, (tuple(b), theirs))))
             b[u] -= 1
             b[p] += 1
     return tuple(out.values()) if out else None
@@ -203,60 +228,99 @@ def _doubles(me: tuple[int, ...], opp: tuple[int, ...], d: int) -> tuple[Play, .
     """Plays of a double using all four dice, with nothing on the bar and no bearing off
     possible; None if four moves cannot be made."""
     plays: list[Play] = []
-    _doubles_walk(list(me), opp[::-1], opp, d, 4, (), (), plays)
+    _doubles_walk(list(me), opp, d, 4, (), 0, plays)
     return tuple(plays) if plays else None
 
 
 def _doubles_walk(
     b: list[int],
-    o: tuple[int, ...],
     opp: tuple[int, ...],
     d: int,
     n: int,
     done: tuple[Move, ...],
-    hit: tuple[int, ...],
+    mask: int,
     plays: list[Play],
 ) -> None:
     """Append to ``plays`` every play that makes ``n`` more moves of ``d`` on the board ``b``
-    (changed in place and restored) after the moves ``done``, which hit on the points ``hit``.
+    (changed in place and restored) after the moves ``done``, which hit on the points in the
+    bit mask ``mask``; ``opp`` is the opponent's side before the play.
 
-    ``o`` is the opponent's side in the mover's numbering before the play, ``opp`` in theirs.
+    The order of a double's moves does not matter: sources are taken in non-increasing order
+    (``sources[at:]`` after a move from ``sources[at]``), so each multiset of moves is tried once.
+    The last two moves are inner loops rather than calls: that is where the plays are.
     """
+    o = opp[::-1]  # the opponent's checkers in the mover's numbering
     # The points a checker could move from, highest first (as in _two_dice).
     sources = [p for p in range(24, d, -1) if o[p - d] < 2]
     last = len(sources)
+    move1 = _MOVE1[d]
+    new = _new
+    append = plays.append
+    # The opponent's side after each set of hits, built once per set.
+    sides = {0: opp}
 
-    # The order of a double's moves does not matter: sources are taken in non-increasing order
-    # (from sources[at:]), so each multiset of moves is tried once.
-    def walk(at: int, n: int, done: tuple[Move, ...], hit: tuple[int, ...]) -> None:
-        if n == 1:
-            for p in sources[at:]:
-                if b[p]:
-                    t = p - d
-                    b[p] -= 1
-                    b[t] += 1
-                    if o[t] == 1 and t not in hit:
-                        theirs = _hit(opp, (*hit, t))
-                    else:
-                        theirs = _hit(opp, hit) if hit else opp
-                    plays.append(_new(Play, ((*done, (p, t)), _new(Position, (tuple(b), theirs)))))
-                    b[t] -= 1
-                    b[p] += 1
-            return
+    def side(mask: int) -> tuple[int, ...]:
+        theirs = sides.get(mask)
+        if theirs is None:
+            theirs = sides[mask] = _hit_mask(opp, mask)
+        return theirs
+
+    def two(at: int, done: tuple[Move, ...], mask: int) -> None:
+        for i in range(at, last):
+            p = sources[i]
+            if not b[p]:
+                continue
+            t = p - d
+            b[p] -= 1
+            b[t] += 1
+            mask1 = mask | 1 << t if o[t] == 1 else mask
+            theirs = side(mask1) if mask1 else opp
+            done1 = done + move1[p]
+            for q in sources[i:]:
+                if not b[q]:
+                    continue
+                u = q - d
+                b[q] -= 1
+                b[u] += 1
+                if o[u] == 1 and not mask1 >> u & 1:
+                    pos = new(Position, (tuple(b), side(mask1 | 1 << u)))
+                else:
+                    pos = new(Position, (tuple(b), theirs))
+                append(new(Play, (done1 + move1[q], pos)))
+                b[u] -= 1
+                b[q] += 1
+            b[t] -= 1
+            b[p] += 1
+
+    def walk(at: int, n: int, done: tuple[Move, ...], mask: int) -> None:
         for i in range(at, last):
             p = sources[i]
             if b[p]:
                 t = p - d
                 b[p] -= 1
                 b[t] += 1
-                if o[t] == 1 and t not in hit:
-                    walk(i, n - 1, (*done, (p, t)), (*hit, t))
+                mask1 = mask | 1 << t if o[t] == 1 else mask
+                if n == 3:
+                    two(i, done + move1[p], mask1)
                 else:
-                    walk(i, n - 1, (*done, (p, t)), hit)
+                    walk(i, n - 1, done + move1[p], mask1)
                 b[t] -= 1
                 b[p] += 1
 
-    walk(0, n, done, hit)
+    if n == 1:
+        for p in sources:
+            if b[p]:
+                t = p - d
+                b[p] -= 1
+                b[t] += 1
+                theirs = side(mask | 1 << t if o[t] == 1 else mask)
+                append(new(Play, (done + move1[p], new(Position, (tuple(b), theirs)))))
+                b[t] -= 1
+                b[p] += 1
+    elif n == 2:
+        two(0, done, mask)
+    else:
+        walk(0, n, done, mask)
 
 
 def _doubles_from_bar(me: tuple[int, ...], opp: tuple[int, ...], d: int) -> tuple[Play, ...]:
@@ -270,13 +334,13 @@ def _doubles_from_bar(me: tuple[int, ...], opp: tuple[int, ...], d: int) -> tupl
     b = list(me)
     b[BAR] -= enter
     b[t] += enter
-    hit = (t,) if opp[d] == 1 else ()
+    mask = 1 << t if opp[d] == 1 else 0
     done = ((BAR, t),) * enter
     if enter == 4:
-        theirs = _hit(opp, hit) if hit else opp
+        theirs = _hit_mask(opp, mask) if mask else opp
         return (_new(Play, (done, _new(Position, (tuple(b), theirs)))),)
     plays: list[Play] = []
-    _doubles_walk(b, opp[::-1], opp, d, 4 - enter, done, hit, plays)
+    _doubles_walk(b, opp, d, 4 - enter, done, mask, plays)
     if plays:
         return tuple(plays)
     # Fewer than four dice can be played: the general search keeps the most it can.
