@@ -238,25 +238,35 @@ class _AuditDice:
 
     def die(self, game: int, counter: int) -> int:
         info = self.games.get(game)
-        if info is not None and info.seed is not None and game == self.state.game_no:
-            cache = (game, self.state.client_seeds)
+        # A game's players may add seeds only after it starts: a game being started (the
+        # throws for a chouette's line) throws with none.
+        clients = self.state.client_seeds if game == self.state.game_no else ()
+        if info is not None and info.seed is not None:
+            cache = (game, clients)
             key = self._keys.get(cache)
             if key is None:
-                key = self._keys[cache] = fair.game_key(info.seed, self.state.client_seeds)
+                key = self._keys[cache] = fair.game_key(info.seed, clients)
             return fair.derive_die(key, counter)
-        return self.recorded(counter)
+        return self.recorded(game, counter)
 
-    def recorded(self, counter: int) -> int:
+    def recorded(self, game: int, counter: int) -> int:
         """The die at ``counter`` as the events being checked record it."""
-        index = counter - self.state.dice_counter
+        index = counter - (self.state.dice_counter if game == self.state.game_no else 0)
         for _, ev in self.batch:
-            if isinstance(ev, (e.OpeningThrow, e.DiceRolled)):
-                if index < 2:
-                    return ev.dice[index]
-                index -= 2
-        raise _MissingThrow(
-            f"the rules need another throw here (die {counter} of game {self.state.game_no})"
-        )
+            thrown = _dice_of(ev)
+            if index < len(thrown):
+                return thrown[index]
+            index -= len(thrown)
+        raise _MissingThrow(f"the rules need another throw here (die {counter} of game {game})")
+
+
+def _dice_of(ev: e.Event) -> tuple[int, ...]:
+    """The dice an event records, in the order they were thrown."""
+    if isinstance(ev, (e.OpeningThrow, e.DiceRolled)):
+        return ev.dice
+    if isinstance(ev, e.LineThrow):
+        return tuple(ev.throws.values())
+    return ()
 
 
 def _command_of(state: TableState, event: e.Event) -> tuple[list[str], c.Command] | None:
@@ -275,7 +285,7 @@ def _command_of(state: TableState, event: e.Event) -> tuple[list[str], c.Command
             return by, c.Join(seat=event.seat, display_name=event.display_name)
         case e.PlayerLeft():
             return by, c.Leave()
-        case e.GameStarted() | e.LineThrow():
+        case e.GameStarted():
             return anyone, c.StartGame()
         case e.ClientSeedAdded():
             return by, c.AddSeed(seed=event.seed)
@@ -544,17 +554,18 @@ def _compare(
             )
             return True
         check = "rules"
-        info = games.get(state.game_no)
-        if (
-            isinstance(got, (e.OpeningThrow, e.DiceRolled))
-            and type(got) is type(want)
-            and info is not None
-            and info.seed is not None
-        ):
+        thrown, wanted = _dice_of(got), _dice_of(want)
+        number = getattr(got, "game", None) or (
+            state.game_no + 1
+            if isinstance(got, e.LineThrow) and not state.in_game
+            else state.game_no
+        )
+        info = games.get(number)
+        if thrown and type(got) is type(want) and info is not None and info.seed is not None:
             check = "dice"
             reason = (
-                f"throw {got.dice[0]}-{got.dice[1]} is not what the revealed seed of game "
-                f"{state.game_no} gives ({want.dice[0]}-{want.dice[1]})"
+                f"throw {'-'.join(map(str, thrown))} is not what the revealed seed of game "
+                f"{number} gives ({'-'.join(map(str, wanted))})"
             )
         else:
             reason = f"recorded {_brief(got)}; the rules give {_brief(want)}"
@@ -565,13 +576,14 @@ def _compare(
 
 def _track_bad_seed(games: dict[int, _GameDice], state: TableState, ev: e.Event) -> None:
     """For a game whose revealed seed fails its commitment: does the seed derive the throws?"""
-    if not isinstance(ev, (e.OpeningThrow, e.DiceRolled)):
+    thrown = _dice_of(ev)
+    if not thrown:
         return
     info = games.get(state.game_no)
     if info is None or info.bad_seed is None or not info.bad_seed_holds:
         return
-    derived = fair.derive_dice(info.bad_seed, state.client_seeds, 2, state.dice_counter)
-    if tuple(derived) != tuple(ev.dice):
+    derived = fair.derive_dice(info.bad_seed, state.client_seeds, len(thrown), state.dice_counter)
+    if tuple(derived) != thrown:
         info.bad_seed_holds = False
 
 

@@ -196,6 +196,126 @@ def simulate_table(
     return table
 
 
+def simulate_chouette(
+    table_id: str,
+    *,
+    players: Sequence[str] = ("ann", "bob", "cat", "dan"),
+    games: int = 1,
+    options: e.TableOptions | None = None,
+    rng: random.Random | None = None,
+    double_rate: float = 0.05,
+    drop_rate: float = 0.3,
+    resign_rate: float = 0.003,
+    leave_rate: float = 0.0,
+    finish: bool = True,
+) -> SimulatedTable:
+    """Play ``games`` random games of a chouette through the decider, like
+    :func:`simulate_table`: the box doubles some or all cubes, members double their own, each
+    answers on their own; resignations between the box and a member; with ``leave_rate`` a
+    member now and then leaves in mid-game (and comes back for the next)."""
+    from engine.chouette import Action
+
+    rng = rng or random.Random(0)
+    table = SimulatedTable(table_id, state=TableState(table_id=table_id))
+    options = options or e.TableOptions()
+
+    def run(actor: str, command: c.Command) -> None:
+        st = table.state
+        for g in (st.game_no, st.game_no + 1):
+            if g and g not in table.seeds:
+                table.seeds[g] = rng.randbytes(32)
+        dice = FairDice(table.seeds, {st.game_no: list(st.client_seeds)})
+        events = decide(st, actor, command, dice)
+        for ev in events:
+            st = evolve(st, ev)
+        table.state = st
+        table.steps.append(Step(actor, command, tuple(events)))
+
+    run(players[0], c.CreateTable(kind="chouette", options=options))
+    for p in players:
+        run(p, c.Join(display_name=p.title()))
+    run(players[0], c.StartGame())
+    played = 0
+    away: list[str] = []
+    while table.state.in_game:
+        st = table.state
+        ch = st.chouette
+        assert ch is not None and ch.game is not None
+        g = ch.game
+        number = st.game_no
+        if not finish and played == games - 1 and st.dice_counter > 20 and rng.random() < 0.05:
+            break
+        waiting = ch.waiting_for()
+        if g.phase is Phase.OPENING:
+            if not st.dice_counter and number > 1 and rng.random() < 0.3:
+                run(g.captain, c.AddSeed(seed=f"{g.captain}-{rng.getrandbits(32):x}"))
+            run(g.box, c.Roll())
+        elif waiting:
+            who = rng.choice(waiting)
+            allowed = ch.allowed(who)
+            answers = [a for a in (Action.TAKE, Action.DROP, Action.BEAVER) if a in allowed]
+            if not answers:
+                answer = Action.ACCEPT if Action.ACCEPT in allowed else Action.DECLINE
+                target = sorted(ch.targets(who, answer))[0] if who == g.box else ""
+                run(who, c.Accept(cube=target) if rng.random() < 0.6 else c.Decline(cube=target))
+            else:
+                r = rng.random()
+                action = (
+                    Action.DROP
+                    if r < drop_rate and Action.DROP in answers
+                    else Action.BEAVER
+                    if r < drop_rate + 0.1 and Action.BEAVER in answers
+                    else Action.TAKE
+                )
+                if action not in answers:
+                    action = answers[0]
+                target = sorted(ch.targets(who, action))[0] if who == g.box else ""
+                command = {Action.TAKE: c.Take, Action.DROP: c.Drop, Action.BEAVER: c.Beaver}
+                run(who, command[action](cube=target))
+        elif g.phase is Phase.ROLL:
+            roller = ch.on_roll
+            assert roller is not None
+            doublers = [p for p in (g.box, *g.in_game) if Action.DOUBLE in ch.allowed(p)]
+            resigners = [p for p in (g.box, *g.in_game) if Action.RESIGN in ch.allowed(p)]
+            leavers = [m for m in g.in_game if m != roller]
+            if doublers and rng.random() < double_rate:
+                who = rng.choice(doublers)
+                if who == g.box:
+                    targets = sorted(ch.targets(who, Action.DOUBLE))
+                    some = rng.sample(targets, rng.randint(1, len(targets)))
+                    if options.cube_mode == "single" or len(some) == len(targets):
+                        some = []  # every cube it may turn (with a single cube, the team's)
+                    run(who, c.Double(cubes=some))
+                else:
+                    run(who, c.Double())
+            elif resigners and rng.random() < resign_rate:
+                who = rng.choice(resigners)
+                to = sorted(ch.targets(who, Action.RESIGN))[:1] if who == g.box else []
+                run(who, c.Resign(level=rng.choice((1, 1, 2)), to=to))
+            elif leavers and rng.random() < leave_rate:
+                who = rng.choice(leavers)
+                run(who, c.Leave())
+                away.append(who)
+            else:
+                run(roller, c.Roll())
+        elif g.phase is Phase.MOVE:
+            plays = g.legal_plays()
+            moves = rng.choice(plays).moves if plays else ()
+            on_roll = ch.on_roll
+            assert on_roll is not None
+            run(on_roll, c.Move(moves=[(a, b) for a, b in moves]))
+        else:  # pragma: no cover - the decider starts the next game at once
+            break
+        if table.state.game_no != number or not table.state.in_game:
+            played += 1
+            for p in away:
+                run(p, c.Join(display_name=p.title()))
+            away.clear()
+            if played >= games:
+                break
+    return table
+
+
 async def append_steps(
     store: EventStore, table_id: str, steps: Sequence[Sequence[e.Event]], *, after: int = 0
 ) -> int:
@@ -243,7 +363,13 @@ def add_commands(
     export = sub.add_parser("export", help="export a table's games for analysis programs")
     export.add_argument("table", metavar="ID")
     export.add_argument("--format", choices=("mat", "json"), default="mat")
-    export.add_argument("-o", "--output", type=Path, help="file to write (default stdout)")
+    export.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="file to write (default stdout); for a chouette, a directory for its files",
+    )
+    export.add_argument("--member", help="chouette: only this team member's .mat file")
     db_flags(export)
 
     imp = sub.add_parser("import", help="import a .mat match file as a new table")
@@ -357,6 +483,8 @@ async def _replay(args: argparse.Namespace, store: EventStore) -> int:
 
 
 async def _export(args: argparse.Namespace, store: EventStore) -> int:
+    from engine.matfile import write_mat
+    from events import export
     from server import replay
 
     records = await store.read_stream(table_stream(args.table))
@@ -364,10 +492,27 @@ async def _export(args: argparse.Namespace, store: EventStore) -> int:
         print(f"no table {args.table!r}", file=sys.stderr)
         return 1
     events = replay.decode_all(records)
-    if args.format == "mat":
-        text = replay.export_mat(events)
+    chouette = isinstance(events[0], e.TableCreated) and events[0].kind == "chouette"
+    if chouette and args.format == "mat" and not args.member:
+        if not args.output:
+            print(
+                "a chouette exports a file per member: give -o DIRECTORY or --member",
+                file=sys.stderr,
+            )
+            return 2
+        args.output.mkdir(parents=True, exist_ok=True)
+        for name, content in export.export_chouette(events).items():
+            (args.output / name).write_text(content, encoding="utf-8")
+            print(f"wrote {args.output / name}", file=sys.stderr)
+        return 0
+    if chouette and args.format == "mat":
+        text = write_mat(export.member_record(events, args.member))
+    elif chouette:
+        text = export.json_text(export.chouette_json(events))
+    elif args.format == "mat":
+        text = export.export_mat(events)
     else:
-        text = json.dumps(replay.export_json(events), indent=2) + "\n"
+        text = export.json_text(export.export_json(events))
     if args.output:
         args.output.write_text(text, encoding="utf-8")
         print(f"wrote {args.output}", file=sys.stderr)
@@ -377,11 +522,11 @@ async def _export(args: argparse.Namespace, store: EventStore) -> int:
 
 
 async def _import(args: argparse.Namespace, store: EventStore) -> int:
-    from server import replay
+    from events.export import import_mat
 
     text = args.file.read_text(encoding="utf-8", errors="replace")
     table_id = args.table or str(uuid.uuid4())
-    steps = replay.import_mat(text, table_id)
+    steps = import_mat(text, table_id)
     bar = Progress(sum(len(s) for s in steps), "import")
     version = await append_steps(store, table_id, steps)
     bar.advance(version)

@@ -28,7 +28,7 @@ from events.decider import TableState, evolve
 from events.store import ZERO_HASH, EventStore, event_hash
 from server.audit import audit_records, audit_table, audit_tables, check_log
 from server.tables import table_stream
-from server.tools import append_steps, recorded, simulate_table
+from server.tools import append_steps, recorded, simulate_chouette, simulate_table
 
 
 async def _table(store: EventStore, seed: int = 1, games: int = 3, **kw: Any) -> str:
@@ -168,7 +168,12 @@ async def test_an_honest_table_passes_every_check(store: EventStore) -> None:
         "rules": "ok",
         "dice": "pending",
     }
-    assert play["games"] == {"started": 5, "dice_verified": [1, 2, 3, 4], "pending": [5]}
+    assert play["games"] == {
+        "started": 5,
+        "dice_verified": [1, 2, 3, 4],
+        "pending": [5],
+        "uncommitted": [],
+    }
     assert play["events"] == await store.stream_version(table_stream(table_id))
 
 
@@ -456,3 +461,58 @@ async def test_the_cli_exits_1_on_a_failure_and_prints_json(
     assert failed["table"] == bad
     assert failed["first_failure"]["version"] == v
     assert failed["first_failure"]["check"] == "dice"
+
+
+# -- chouettes ------------------------------------------------------------------------------------
+
+
+async def _chouette(store: EventStore, seed: int, games: int = 4, **kw: Any) -> str:
+    table_id = str(uuid.UUID(int=500 + seed))
+    table = simulate_chouette(table_id, games=games, rng=random.Random(seed), **kw)
+    await append_steps(store, table_id, [step.events for step in table.steps])
+    return table_id
+
+
+async def test_an_honest_chouette_passes(store: EventStore) -> None:
+    table_id = await _chouette(
+        store, 1, options=e.TableOptions(beavers=True), double_rate=0.08, leave_rate=0.01
+    )
+    report = await audit_table(store, table_id)
+    assert report is not None
+    (play,) = report.streams
+    assert play.failures == [], report.as_dict()
+    assert play.dice_verified == [1, 2, 3, 4] and play.pending == [5]
+    events = await _events(store, table_id)
+    assert any(isinstance(ev, e.LineThrow) for _, ev in events)  # thrown from game 1's seed
+
+
+@pytest.mark.parametrize("what", ["line_throw", "member_take", "settlement"])
+async def test_chouette_tampering_is_named(
+    store: EventStore, admin: asyncpg.Connection, what: str
+) -> None:
+    table_id = await _chouette(store, 2, double_rate=0.1, drop_rate=0.2)
+    events = await _events(store, table_id)
+    if what == "line_throw":
+        v, old = next((v, ev) for v, ev in events if isinstance(ev, e.LineThrow))
+        assert isinstance(old, e.LineThrow)
+        throws = {p: d % 6 + 1 for p, d in old.throws.items()}
+        new: e.Event = e.LineThrow(throws=throws)
+        check = "dice"
+    elif what == "member_take":
+        # A member's take of the box's double becomes the box taking its own double.
+        v, old = next((v, ev) for v, ev in events if isinstance(ev, e.CubeTaken) and not ev.cube)
+        assert isinstance(old, e.CubeTaken)
+        new = e.CubeTaken(player="ann" if old.player != "ann" else "bob", cube=old.player)
+        check = "rules"
+    else:
+        v, old = next((v, ev) for v, ev in events if isinstance(ev, e.GameEnded))
+        assert isinstance(old, e.GameEnded)
+        first, *rest = old.settlements
+        new = msgspec.structs.replace(
+            old, settlements=[msgspec.structs.replace(first, amount=first.amount + 1), *rest]
+        )
+        check = "rules"
+    async with Tamper(admin, table_stream(table_id), rechain=True) as t:
+        await t.set_event(v, new)
+    version, found, reason = await _first_failure(store, table_id)
+    assert (version, found) == (v, check), reason

@@ -22,12 +22,13 @@ from aiohttp.test_utils import TestClient
 from engine.matfile import parse_mat
 from events import types as e
 from events.decider import TableState, fold
+from events.export import chouette_log, event_text
 from events.store import EventStore
 from server.app import create_app
 from server.config import Config
 from server.keys import TABLES
-from server.replay import Replayer, event_text, record_lines, replay_view, state_text
-from server.tools import append_steps, simulate_table
+from server.replay import Replayer, record_lines, replay_view, state_text
+from server.tools import append_steps, simulate_chouette, simulate_table
 from server.views import table_view
 
 
@@ -257,3 +258,59 @@ async def test_cli_replay_export_and_import(
     assert report["status"] == "ok" and play["checks"]["dice"] == "uncommitted", report
     assert play["games"]["uncommitted"] == [1, 2, 3]
     assert await _cli("replay", str(uuid.uuid4()), "--database-url", db_url) == 1
+
+
+# -- chouettes ------------------------------------------------------------------------------------
+
+
+async def _chouette(store: EventStore, seed: int, **kw: Any) -> tuple[str, list[e.Event]]:
+    table_id = str(uuid.UUID(int=2000 + seed))
+    table = simulate_chouette(table_id, rng=random.Random(seed), **kw)
+    await append_steps(store, table_id, [s.events for s in table.steps])
+    return table_id, table.events
+
+
+async def test_chouette_replay_at_every_version_equals_the_fold(store: EventStore) -> None:
+    table_id, events = await _chouette(store, 1, games=2, double_rate=0.1)
+    states = _folds(events)
+    replayer = Replayer(store, every=25)
+    for v in range(1, len(events) + 1):
+        before, event, after = await replayer.at(table_id, v)
+        assert (before, event, after) == (states[v - 1], events[v - 1], states[v]), v
+    view = replay_view(states[-2], events[-1], states[-1], "ann")
+    assert view["table"] == table_view(states[-1], "ann")
+
+
+async def test_get_export_mat_of_a_chouette_member(client: TestClient) -> None:
+    table_id, _ = await _chouette(_store(client), 2, games=2)
+    resp = await client.get(f"/tables/{table_id}/export.mat")
+    assert resp.status == 400
+    problem = await resp.json()
+    assert problem["field"] == "member" and "ann" in problem["detail"]
+    assert (await client.get(f"/tables/{table_id}/export.mat?member=zed")).status == 404
+    resp = await client.get(f"/tables/{table_id}/export.mat", params={"member": "bob"})
+    assert resp.status == 200
+    assert f'filename="table-{table_id}-bob.mat"' in resp.headers["Content-Disposition"]
+    match = parse_mat(await resp.text())
+    assert match.games and all(g.names and g.names[1] == "Bob" for g in match.games)
+
+
+async def test_cli_exports_a_chouette_as_a_directory(
+    store: EventStore, db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table_id, events = await _chouette(store, 3, games=2)
+    out = tmp_path / "chouette"
+    assert await _cli("export", table_id, "-o", str(out), "--database-url", db_url) == 0
+    on_team = {m for g in chouette_log(events).games for m in g.members}
+    assert len(on_team) >= 3
+    names = {p.name for p in out.iterdir()}
+    assert names == {f"{m}.mat" for m in on_team} | {"chouette.json"}
+    doc = json.loads((out / "chouette.json").read_text())
+    assert doc["kind"] == "chouette" and len(doc["games"]) == 3
+    member = sorted(on_team)[0]
+    assert await _cli("export", table_id, "--member", member, "--database-url", db_url) == 0
+    assert " point match" in capsys.readouterr().out
+    assert await _cli("replay", table_id, "--database-url", db_url) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"Table {table_id}: chouette (multiple cubes)")
+    assert "(box)" in text and "(captain)" in text and "ledger:" in text
