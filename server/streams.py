@@ -21,10 +21,12 @@ import logging
 import weakref
 from collections.abc import AsyncIterator
 
+import asyncpg
 import msgspec
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from events.decider import TableState
+from events.errors import StoreUnavailableError
 from events.store import RecordedEvent
 from events.subscription import Notifier
 from events.types import ChatPosted
@@ -79,17 +81,28 @@ async def _merged(
 ) -> AsyncIterator[tuple[str, RecordedEvent]]:
     """The table and chat streams after the given versions, interleaved as they arrive."""
     notifier: Notifier = app[NOTIFIER]
+    retry = app[CONFIG].poll_interval
     queue: asyncio.Queue[tuple[str, RecordedEvent] | BaseException] = asyncio.Queue(maxsize=256)
 
     async def pump(name: str, stream: str, version: int) -> None:
-        try:
-            async with notifier.subscribe_stream(stream, version) as sub:
-                async for rec in sub:
-                    await queue.put((name, rec))
-        except asyncio.CancelledError:
-            raise
-        except BaseException as exc:
-            await queue.put(exc)
+        # A subscription reading the database while it is away ends with StoreUnavailableError
+        # (or asyncpg's InternalClientError, see problems.to_problem): wait and subscribe again
+        # after the last version queued, so the client sees nothing but a pause.
+        while True:
+            try:
+                async with notifier.subscribe_stream(stream, version) as sub:
+                    async for rec in sub:
+                        await queue.put((name, rec))
+                        version = rec.version
+                return
+            except asyncio.CancelledError:
+                raise
+            except (StoreUnavailableError, asyncpg.InternalClientError) as exc:
+                log.warning("stream paused: %s", exc, extra={"stream": stream})
+                await asyncio.sleep(retry)
+            except BaseException as exc:
+                await queue.put(exc)
+                return
 
     tasks = [
         asyncio.create_task(pump("table", table_stream(table_id), after)),
@@ -151,10 +164,16 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     tables = request.app[TABLES]
 
     async def writer() -> None:
-        async for name, rec in _merged(request.app, table_id, after, chat_after):
-            visible = name != "chat" or _readable(rec, tables.cached(table_id) or state, viewer)
-            await ws.send_bytes(_encoder.encode(h.message(rec, name, visible)))
-            metrics.sent(ws, rec.stream_id, rec.version)
+        try:
+            async for name, rec in _merged(request.app, table_id, after, chat_after):
+                visible = name != "chat" or _readable(rec, tables.cached(table_id) or state, viewer)
+                await ws.send_bytes(_encoder.encode(h.message(rec, name, visible)))
+                metrics.sent(ws, rec.stream_id, rec.version)
+        except Exception:
+            # Never leave a socket open that no longer delivers: the client reconnects with
+            # its last version and resumes exactly.
+            log.exception("stream to a socket failed", extra={"table_id": table_id})
+            await ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"stream failed; resume")
 
     pump = asyncio.create_task(writer())
     try:
