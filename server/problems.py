@@ -13,6 +13,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 
+import asyncpg
 import msgspec
 from aiohttp import web
 
@@ -135,7 +136,10 @@ def to_problem(exc: BaseException) -> Problem | None:
         return Problem(409, "command-id-reused", "Command id reused", str(exc), field="command_id")
     if isinstance(exc, ConcurrencyError):
         return Problem(409, "version-conflict", "Version conflict", str(exc))
-    if isinstance(exc, StoreUnavailableError):
+    if isinstance(exc, StoreUnavailableError | asyncpg.InternalClientError):
+        # InternalClientError: when the database shuts down, a pooled connection it dropped
+        # can be handed out before asyncpg has seen it close ("another operation is in
+        # progress"). That is the outage, not a bug; events.errors does not translate it.
         return Problem(
             503,
             "unavailable",
@@ -180,8 +184,7 @@ async def error_middleware(
         detail = exc.text or exc.reason
         if exc.status == 413:
             detail = (
-                f"the request body is larger than the limit of {request.app[CONFIG].max_body}"
-                " bytes"
+                f"the request body is larger than the limit of {request.app[CONFIG].max_body} bytes"
             )
         return problem_response(Problem(exc.status, slug, title, detail or title))
     except Exception as exc:
