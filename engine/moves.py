@@ -59,11 +59,13 @@ def check_dice(dice: Sequence[int]) -> tuple[int, int]:
 
 # -- the generator ------------------------------------------------------------------------------
 #
-# Fast paths cover the common cases, where no checker can be borne off during the play and every
-# die can be played; _generate_general covers the rest (the differential tests against GNU
-# Backgammon exercise both). The fast paths enumerate moves with plain loops over the points a die
-# can move from, change one board in place and undo, and build each play's result the moment it
-# is found, so there is no second pass.
+# _generate sends each case to a specialised loop: no bearing off possible during the play (the
+# usual case), checkers on the bar, or every checker home. The general search, _generate_general,
+# takes what is left: a bear-off that becomes possible mid-play while checkers are still outside,
+# and contact positions where fewer dice can be played than were thrown. (The differential tests
+# against GNU Backgammon and a brute-force reference exercise every path.) The loops run over the
+# points a die can move from, change one board in place and undo, and build each play's result
+# the moment it is found, so there is no second pass.
 #
 # A non-double can reach one position in several ways (24/18/13 and 24/19/13), so those plays are
 # keyed by an int updated move by move: a duplicate costs an addition and a dict lookup. The key
