@@ -328,3 +328,31 @@ def test_the_chouette_json_document() -> None:
     plays = [x for x in first["events"] if x["type"] == "checkers_moved"]
     assert plays and all(x["notation"] == x["text"].split(": ", 1)[1] for x in plays)
     assert all(m["result"] for m in first["members"].values())
+
+
+def test_import_reads_a_beaver_taken_by_the_next_roll() -> None:
+    """XG and Jellyfish write ``Beavers => n`` and let the doubler's next roll take it."""
+    text = (
+        '\ufeff; [Site "elsewhere"]\n; [Beaver "On"]\n\n 0 point match\n\n Game 1\n'
+        " alice : 0                  bob : 0\n"
+        "  1) 31: 8/5 6/5                   Doubles => 2\n"
+        "  2)  Beavers => 4                 64: 24/18 13/9\n"
+        "  3) 52: 13/11 13/8\n"
+    )
+    steps = import_mat(text, "beaver")
+    kinds = [e.tag(ev) for step in steps for ev in step]
+    assert kinds[kinds.index("cube_offered") :][:4] == [
+        "cube_offered",
+        "cube_beavered",
+        "cube_taken",
+        "dice_rolled",
+    ]
+
+
+def test_cannot_move_and_question_marks_read_as_no_play() -> None:
+    text = (
+        " 1 point match\n\n Game 1\n a : 0                   b : 0\n"
+        "  1) 31: Cannot Move               52: ????\n"
+    )
+    actions = parse_mat(text).games[0].actions
+    assert [(a.player, a.dice, a.text) for a in actions] == [(0, (3, 1), ""), (1, (5, 2), "")]
