@@ -118,6 +118,10 @@ def _is_unavailable(exc: BaseException) -> bool:
     if isinstance(exc, asyncpg.InterfaceError):
         # asyncpg reports use of a connection that has gone away as an InterfaceError.
         return "closed" in str(exc)
+    if isinstance(exc, asyncpg.InternalClientError):
+        # The driver lost track of the protocol's state, as it does when the server ends a
+        # connection between two queries ("cannot switch to state ..."): that connection is done.
+        return True
     # Connection refused, reset, DNS failure, connect timeout.
     return isinstance(exc, OSError)
 
@@ -161,7 +165,12 @@ def translate_errors() -> Iterator[None]:
     """Turn driver errors raised inside the block into store errors (``raise ... from``)."""
     try:
         yield
-    except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as e:
+    except (
+        asyncpg.PostgresError,
+        asyncpg.InterfaceError,
+        asyncpg.InternalClientError,
+        OSError,
+    ) as e:
         translated = translate(e)
         if translated is e:
             raise

@@ -244,10 +244,34 @@ class _PartitionWriter:
             await asyncio.gather(self._task, return_exceptions=True)
 
     async def _run(self) -> None:
+        # One connection for as long as appends keep coming; results are handed out before it
+        # goes back to the pool (whose reset costs a round trip).
         while self._queue:
-            batch = self._take()
-            if batch:
-                await self._write(batch)
+            acquired = False
+            batch: list[_Pending] = []
+            try:
+                with translate_errors():
+                    async with self._store.pool.acquire() as conn:
+                        acquired = True
+                        while self._queue:
+                            batch = self._take()
+                            if batch and not await self._write(conn, batch):
+                                break  # the connection is gone: take another
+                            batch = []
+            except StoreError as e:
+                if acquired:
+                    continue  # releasing a broken connection; what is queued goes on
+                # No connection to be had: fail what is queued rather than spin.
+                queued, self._queue = list(self._queue), deque()
+                for item in queued:
+                    _fail(item, e)
+            except BaseException as e:
+                # Cancelled, or a bug: nobody may wait forever on an append in flight.
+                error = StoreError(f"append writer stopped: {e!r}")
+                for item in [*batch, *self._queue]:
+                    _fail(item, error)
+                self._queue.clear()
+                raise
 
     def _take(self) -> list[_Pending]:
         store = self._store
@@ -275,7 +299,8 @@ class _PartitionWriter:
         self._queue = left
         return batch
 
-    async def _write(self, batch: list[_Pending]) -> None:
+    async def _write(self, conn: asyncpg.Connection, batch: list[_Pending]) -> bool:
+        """Send a batch and hand out its outcomes; False when the connection was lost."""
         types: list[str] = []
         versions: list[int] = []
         datas: list[bytes] = []
@@ -286,61 +311,48 @@ class _PartitionWriter:
                 datas.append(event.data)
         try:
             with translate_errors():
-                async with self._store.pool.acquire() as conn:
-                    rows = await conn.fetch(
-                        _APPEND_BATCH,
-                        self._partition,
-                        [item.stream_id for item in batch],
-                        [item.expected for item in batch],
-                        [item.command_id for item in batch],
-                        [len(item.events) for item in batch],
-                        types,
-                        versions,
-                        datas,
-                    )
+                rows = await conn.fetch(
+                    _APPEND_BATCH,
+                    self._partition,
+                    [item.stream_id for item in batch],
+                    [item.expected for item in batch],
+                    [item.command_id for item in batch],
+                    [len(item.events) for item in batch],
+                    types,
+                    versions,
+                    datas,
+                )
         except StoreUnavailableError as e:
             for item in batch:
-                if not item.future.done():
-                    error = StoreUnavailableError(str(e))
-                    error.__cause__ = e.__cause__
-                    item.future.set_exception(error)
-            return
+                _fail(item, e)
+            return False
         except StoreError as e:
             if len(batch) == 1:
-                if not batch[0].future.done():
-                    batch[0].future.set_exception(e)
-                return
+                _fail(batch[0], e)
+                return True
             # One bad item fails the whole call (say, a command id raced onto another stream):
             # send each alone, so that only the bad one fails.
             for item in batch:
-                if not item.future.done():
-                    await self._write_alone(item)
-            return
+                if not item.future.done() and not await self._write(conn, [item]):
+                    for rest in batch:
+                        _fail(rest, StoreUnavailableError("database connection lost"))
+                    return False
+            return True
         for item, row in zip(batch, rows, strict=True):
             if not item.future.done():
                 item.future.set_result(row)
+        return True
 
-    async def _write_alone(self, item: _Pending) -> None:
-        try:
-            with translate_errors():
-                async with self._store.pool.acquire() as conn:
-                    row = await conn.fetchrow(
-                        _APPEND_BATCH,
-                        self._partition,
-                        [item.stream_id],
-                        [item.expected],
-                        [item.command_id],
-                        [len(item.events)],
-                        [e.type for e in item.events],
-                        [e.schema_version for e in item.events],
-                        [e.data for e in item.events],
-                    )
-        except StoreError as e:
-            if not item.future.done():
-                item.future.set_exception(e)
-            return
-        if not item.future.done():
-            item.future.set_result(row)
+
+def _fail(item: _Pending, error: StoreError) -> None:
+    if item.future.done():
+        return
+    # Each waiter raises its own instance (a shared one would collect every traceback).
+    own = type(error).__new__(type(error))
+    own.__dict__.update(error.__dict__)
+    own.args = error.args
+    own.__cause__ = error.__cause__
+    item.future.set_exception(own)
 
 
 class EventStore:

@@ -11,7 +11,7 @@ import asyncpg
 import msgspec
 import pytest
 
-from events.errors import CommandReusedError, ConcurrencyError, CorruptEventError
+from events.errors import CommandReusedError, ConcurrencyError, CorruptEventError, StoreError
 from events.migrations import migrate
 from events.projection import Projector
 from events.store import (
@@ -315,3 +315,23 @@ async def test_a_projector_catches_up_and_keeps_its_checkpoint(
     rows = await pool.fetch("SELECT stream_id, total FROM totals ORDER BY stream_id")
     assert [tuple(r) for r in rows] == [("a", 103), ("b", 10)]
     assert await projector.checkpoint(store) == 4
+
+
+async def test_a_bad_append_in_a_group_commit_fails_alone(store: EventStore) -> None:
+    bad = NewEvent(type="moved", data=None)  # type: ignore[arg-type]
+
+    outcomes = await asyncio.gather(
+        *(
+            store.append(
+                f"s{i}", [bad] if i == 5 else new(i), expected_version=0, command_id=uuid.uuid4()
+            )
+            for i in range(10)
+        ),
+        return_exceptions=True,
+    )
+
+    assert isinstance(outcomes[5], StoreError)
+    assert all(not isinstance(o, BaseException) for i, o in enumerate(outcomes) if i != 5)
+    assert sorted(e.stream_id for e in await store.read_log(0)) == sorted(
+        f"s{i}" for i in range(10) if i != 5
+    )

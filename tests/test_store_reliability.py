@@ -258,6 +258,47 @@ async def test_a_connection_killed_mid_append_leaves_nothing_and_the_retry_succe
     assert (retry.first_position, retry.last_position) == (1, 3)
 
 
+async def test_a_group_commit_cut_off_mid_call_fails_as_unavailable_and_retries_succeed(
+    store: EventStore, admin: asyncpg.Connection
+) -> None:
+    await store.append("s0", new(1), expected_version=0, command_id=uuid.uuid4())
+    commands = {f"s{i}": uuid.uuid4() for i in range(5)}
+    attempts = dict.fromkeys(commands, 0)
+
+    async def append_with_retries(stream: str) -> int:
+        while True:
+            attempts[stream] += 1
+            try:
+                result = await store.append(
+                    stream, new(1, 2), expected_version=None, command_id=commands[stream]
+                )
+            except StoreUnavailableError:
+                assert attempts[stream] < 10
+                continue
+            return result.last_version
+
+    async with admin.transaction():
+        # Hold s0's row: the writer's batch (s0..s4 in one call) waits on it...
+        await admin.execute("SELECT 1 FROM streams WHERE stream_id = 's0' FOR UPDATE")
+        appends = asyncio.gather(*(append_with_retries(s) for s in commands))
+        async with asyncio.timeout(5):
+            while not await admin.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND wait_event_type = 'Lock'"
+            ):
+                await asyncio.sleep(0.01)
+        # ...and the server drops its connection mid-call (a restart, a failover).
+        assert await admin.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+    versions = await asyncio.wait_for(appends, 10)
+
+    assert all(n >= 2 for n in attempts.values())  # each one failed once, then succeeded
+    assert versions == [3, 2, 2, 2, 2]
+    assert await store.partition_heads() == {0: 11}
+
+
 async def test_a_killed_subscriber_resumes_over_ten_thousand_events(store: EventStore) -> None:
     total = 10_000
     processed: list[int] = []
