@@ -28,6 +28,7 @@ event is at fault when a command's recorded events stop short of what the rules 
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -593,11 +594,14 @@ def _track_bad_seed(games: dict[int, _GameDice], state: TableState, ev: e.Event)
 async def audit_stream(
     store: EventStore, stream_id: str, progress: Callable[[int], None] | None = None
 ) -> StreamReport:
-    """Read and audit one stream."""
+    """Read and audit one stream. The rules are checked in a worker thread, so that a server's
+    event loop keeps serving its other clients meanwhile."""
     records = await store.read_stream(stream_id)
     chain = await store.verify_chain(stream_id)
     failure = Failure("chain", chain.version, chain.reason) if chain else None
-    return audit_records(stream_id, records, chain=failure, progress=progress)
+    return await asyncio.to_thread(
+        audit_records, stream_id, records, chain=failure, progress=progress
+    )
 
 
 async def audit_table(

@@ -186,17 +186,33 @@ async def handle_export_mat(request: web.Request) -> web.Response:
     a chouette, ``?member=ID`` names the team member whose games against the box to export."""
     from server.handlers import _table_id
     from server.keys import TABLES
-    from server.problems import Problem, not_found
+    from server.problems import not_found
 
     table_id = _table_id(request)
     store = request.app[TABLES].store
     records = await store.read_stream(table_stream(table_id))
     if not records:
         raise not_found(f"no table {table_id!r}")
+    text, name = await asyncio.to_thread(
+        _export_text, records, table_id, request.query.get("member")
+    )
+    return web.Response(
+        text=text,
+        content_type="text/plain",
+        charset="utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{name}.mat"'},
+    )
+
+
+def _export_text(
+    records: Sequence[RecordedEvent], table_id: str, member: str | None
+) -> tuple[str, str]:
+    """The ``.mat`` text and file name (off the event loop: it folds the whole table)."""
+    from server.problems import Problem
+
     events = decode_all(records)
     name = f"table-{table_id}"
     if events[0].kind == "chouette":  # type: ignore[attr-defined]
-        member = request.query.get("member")
         members = list(dict.fromkeys(m for g in chouette_log(events).games for m in g.members))
         if member not in members:
             raise Problem(
@@ -211,12 +227,7 @@ async def handle_export_mat(request: web.Request) -> web.Response:
         name += f"-{file_name(member)}"
     else:
         text = export_mat(events)
-    return web.Response(
-        text=text,
-        content_type="text/plain",
-        charset="utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{name}.mat"'},
-    )
+    return text, name
 
 
 def record_lines(events: Sequence[e.Event], *, boards: bool = False) -> Iterator[str]:

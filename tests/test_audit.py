@@ -516,3 +516,24 @@ async def test_chouette_tampering_is_named(
         await t.set_event(v, new)
     version, found, reason = await _first_failure(store, table_id)
     assert (version, found) == (v, check), reason
+
+
+def test_the_progress_bar_draws_only_on_a_terminal() -> None:
+    import io
+
+    from server.tools import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, pipe = Terminal(), io.StringIO()
+    for stream in (tty, pipe):
+        bar = Progress(1000, "audit", stream=stream)
+        for _ in range(4):
+            bar.advance(250)
+        bar.close()
+    assert pipe.getvalue() == ""
+    drawn = tty.getvalue()
+    assert drawn.startswith("\raudit [") and drawn.endswith("\n")
+    assert "100% 1000/1000 events" in drawn and "#" * 30 in drawn
