@@ -13,7 +13,6 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 
-import asyncpg
 import msgspec
 from aiohttp import web
 
@@ -136,10 +135,7 @@ def to_problem(exc: BaseException) -> Problem | None:
         return Problem(409, "command-id-reused", "Command id reused", str(exc), field="command_id")
     if isinstance(exc, ConcurrencyError):
         return Problem(409, "version-conflict", "Version conflict", str(exc))
-    if isinstance(exc, StoreUnavailableError | asyncpg.InternalClientError):
-        # InternalClientError: when the database shuts down, a pooled connection it dropped
-        # can be handed out before asyncpg has seen it close ("another operation is in
-        # progress"). That is the outage, not a bug; events.errors does not translate it.
+    if isinstance(exc, StoreUnavailableError):
         return Problem(
             503,
             "unavailable",

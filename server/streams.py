@@ -21,7 +21,6 @@ import logging
 import weakref
 from collections.abc import AsyncIterator
 
-import asyncpg
 import msgspec
 from aiohttp import WSCloseCode, WSMsgType, web
 
@@ -85,9 +84,9 @@ async def _merged(
     queue: asyncio.Queue[tuple[str, RecordedEvent] | BaseException] = asyncio.Queue(maxsize=256)
 
     async def pump(name: str, stream: str, version: int) -> None:
-        # A subscription reading the database while it is away ends with StoreUnavailableError
-        # (or asyncpg's InternalClientError, see problems.to_problem): wait and subscribe again
-        # after the last version queued, so the client sees nothing but a pause.
+        # A subscription reading the database while it is away ends with StoreUnavailableError:
+        # wait and subscribe again after the last version queued, so that the client sees
+        # nothing but a pause.
         while True:
             try:
                 async with notifier.subscribe_stream(stream, version) as sub:
@@ -97,7 +96,7 @@ async def _merged(
                 return
             except asyncio.CancelledError:
                 raise
-            except (StoreUnavailableError, asyncpg.InternalClientError) as exc:
+            except StoreUnavailableError as exc:
                 log.warning("stream paused: %s", exc, extra={"stream": stream})
                 await asyncio.sleep(retry)
             except BaseException as exc:
