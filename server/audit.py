@@ -591,32 +591,64 @@ def _track_bad_seed(games: dict[int, _GameDice], state: TableState, ev: e.Event)
 # -- the store ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """One stream as read for an audit: its events and its hash chain's failure."""
+
+    stream: str
+    records: list[RecordedEvent]
+    chain: Failure | None
+
+
+async def _read(store: EventStore, stream: str, records: list[RecordedEvent]) -> _Read:
+    chain = await store.verify_chain(stream)
+    return _Read(stream, records, Failure("chain", chain.version, chain.reason) if chain else None)
+
+
+async def _read_table(store: EventStore, table_id: str) -> list[_Read] | None:
+    """A table's streams with their chains; None when the table does not exist."""
+    play, chat = table_stream(table_id), chat_stream(table_id)
+    records = await store.read_stream(play)
+    if not records and not await store.stream_version(play):
+        return None
+    reads = [await _read(store, play, records)]
+    chat_records = await store.read_stream(chat)
+    if chat_records or await store.stream_version(chat):
+        reads.append(await _read(store, chat, chat_records))
+    return reads
+
+
+def _audit_reads(
+    table_id: str, reads: list[_Read], progress: Callable[[int], None] | None
+) -> TableReport:
+    report = TableReport(table_id)
+    for r in reads:
+        report.streams.append(audit_records(r.stream, r.records, chain=r.chain, progress=progress))
+    return report
+
+
 async def audit_stream(
     store: EventStore, stream_id: str, progress: Callable[[int], None] | None = None
 ) -> StreamReport:
-    """Read and audit one stream. The rules are checked in a worker thread, so that a server's
-    event loop keeps serving its other clients meanwhile."""
-    records = await store.read_stream(stream_id)
-    chain = await store.verify_chain(stream_id)
-    failure = Failure("chain", chain.version, chain.reason) if chain else None
+    """Read and audit one stream (the rules in a worker thread: see :func:`audit_table`)."""
+    read = await _read(store, stream_id, await store.read_stream(stream_id))
     return await asyncio.to_thread(
-        audit_records, stream_id, records, chain=failure, progress=progress
+        audit_records, stream_id, read.records, chain=read.chain, progress=progress
     )
 
 
 async def audit_table(
     store: EventStore, table_id: str, progress: Callable[[int], None] | None = None
 ) -> TableReport | None:
-    """Audit a table's play stream and chat stream; None when the table does not exist."""
-    play = table_stream(table_id)
-    if not await store.stream_version(play) and not await store.read_stream(play, limit=1):
+    """Audit a table's play stream and chat stream; None when the table does not exist.
+
+    The rules are checked in a worker thread, so that a server's event loop keeps serving its
+    other clients meanwhile.
+    """
+    reads = await _read_table(store, table_id)
+    if reads is None:
         return None
-    report = TableReport(table_id)
-    report.streams.append(await audit_stream(store, play, progress))
-    chat = chat_stream(table_id)
-    if await store.stream_version(chat) or await store.read_stream(chat, limit=1):
-        report.streams.append(await audit_stream(store, chat, progress))
-    return report
+    return await asyncio.to_thread(_audit_reads, table_id, reads, progress)
 
 
 async def table_ids(store: EventStore) -> list[tuple[str, int]]:
@@ -662,16 +694,29 @@ async def audit_tables(
     ids: Iterable[str],
     progress: Callable[[int], None] | None = None,
 ) -> list[TableReport]:
-    """Audit several tables, in order (a missing table gets a failed report)."""
-    reports = []
-    for table_id in ids:
-        report = await audit_table(store, table_id, progress)
-        if report is None:
-            report = TableReport(table_id)
-            missing = StreamReport(table_stream(table_id))
-            missing.fail("versions", 1, "no such table: the stream has no events")
-            report.streams.append(missing)
-        reports.append(report)
+    """Audit several tables, in order (a missing table gets a failed report). The next table is
+    read from the database while the rules of the current one are checked."""
+    ids = list(ids)
+    reports: list[TableReport] = []
+    ahead = asyncio.ensure_future(_read_table(store, ids[0])) if ids else None
+    try:
+        for k, table_id in enumerate(ids):
+            assert ahead is not None
+            reads = await ahead
+            more = k + 1 < len(ids)
+            ahead = asyncio.ensure_future(_read_table(store, ids[k + 1])) if more else None
+            if reads is None:
+                report = TableReport(table_id)
+                missing = StreamReport(table_stream(table_id))
+                missing.fail("versions", 1, "no such table: the stream has no events")
+                report.streams.append(missing)
+            else:
+                report = await asyncio.to_thread(_audit_reads, table_id, reads, progress)
+            reports.append(report)
+    finally:
+        if ahead is not None and not ahead.done():
+            ahead.cancel()
+            await asyncio.gather(ahead, return_exceptions=True)
     return reports
 
 
