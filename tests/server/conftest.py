@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -361,6 +362,16 @@ def assert_gap_free(messages: list[dict[str, Any]], after: int = 0) -> None:
     """Versions ``after + 1, after + 2, ...`` with nothing missing or repeated."""
     versions = [m["v"] for m in messages]
     assert versions == list(range(after + 1, after + 1 + len(versions))), versions[:50]
+
+
+def samples(text: str, name: str) -> dict[str, float]:
+    """``{labels: value}`` of a metric in the Prometheus text format."""
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        m = re.match(rf"^{re.escape(name)}(\{{[^}}]*\}})? (\S+)$", line)
+        if m:
+            out[m.group(1) or ""] = float(m.group(2))
+    return out
 
 
 def ws_path(table_id: str, user: User | None = None, **query: int) -> str:

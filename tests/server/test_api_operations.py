@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from conftest import Api, connect
+from conftest import Api, connect, samples
 
 from server.handlers import CommandEnvelope, CreateTableRequest, Login, Register
 from server.logs import JsonFormatter
@@ -22,16 +22,6 @@ async def test_health_and_readiness(api: Api) -> None:
     ready = await api.request("GET", "/readyz")
     assert ready.status == 200 and ready.body["status"] == "ready"
     assert isinstance(ready.body["lobby_lag"], int)
-
-
-def samples(text: str, name: str) -> dict[str, float]:
-    """``{labels: value}`` of a metric in the Prometheus text format."""
-    out: dict[str, float] = {}
-    for line in text.splitlines():
-        m = re.match(rf"^{re.escape(name)}(\{{[^}}]*\}})? (\S+)$", line)
-        if m:
-            out[m.group(1) or ""] = float(m.group(2))
-    return out
 
 
 async def test_metrics(api: Api, client: TestClient) -> None:

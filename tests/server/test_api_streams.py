@@ -13,8 +13,7 @@ import aiohttp
 import msgspec
 from aiohttp import WSCloseCode
 from aiohttp.test_utils import TestClient
-from conftest import Api, User, assert_gap_free, connect, read_sse, ws_path
-from test_api_operations import samples
+from conftest import Api, User, assert_gap_free, connect, read_sse, samples, ws_path
 
 from events import types as e
 from events.store import NewEvent
