@@ -369,3 +369,18 @@ async def test_an_oversized_websocket_message_closes_that_socket_only(
     other = await connect(client, table, p)
     await other.wait_version(before[0])
     await other.close()
+
+
+async def test_bad_stream_positions(api: Api, game: Any) -> None:
+    table, p, _, _ = game
+    for query in ("after=abc", "chat_after=1.5", "after="):
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await api.client.ws_connect(f"/tables/{table}/ws?{query}&token={p.token}")
+        assert refused.value.status == 400, query
+        reply = await api.request("GET", f"/tables/{table}/events?{query}")
+        reply.problem(400, "bad-request")
+    for header in ("garbage", "1.x", "one.two"):
+        reply = await api.request(
+            "GET", f"/tables/{table}/events", headers={"Last-Event-ID": header}
+        )
+        reply.problem(400, "bad-request")

@@ -144,3 +144,19 @@ async def test_a_command_log_line_names_its_table_and_command(
     line = json.loads(JsonFormatter().format(record))
     assert line["table_id"] == table and line["command_id"] == command_id
     assert line["level"] == "info" and "roll" in line["msg"]
+
+
+async def test_the_global_feed_is_for_auditors(make_api: Any) -> None:
+    api = await make_api(auditor_token="let-me-audit")
+    table, _, _ = await api.seat_two("money")
+    auditor = {"Authorization": "Bearer let-me-audit"}
+    (await api.request("GET", "/log")).problem(401)
+    (await api.request("GET", "/log", headers={"Authorization": "Bearer nope"})).problem(403)
+    r = await api.request("GET", "/log?after=0&limit=2", headers=auditor)
+    assert r.status == 200
+    assert [e["position"] for e in r.body["events"]] == [1, 2]
+    r = await api.request("GET", "/log?after=2", headers=auditor)
+    assert r.body["events"][0]["position"] == 3
+    assert {e["stream"] for e in r.body["events"]} == {f"table-{table}"}
+    for query in ("after=x", "limit=0", "partition=-1"):
+        (await api.request("GET", f"/log?{query}", headers=auditor)).problem(400)
