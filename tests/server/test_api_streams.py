@@ -202,7 +202,12 @@ async def test_a_slow_websocket_client_is_moved_to_catch_up_and_gets_everything(
 ) -> None:
     """A client that does not read while 5,000 events are appended: the server keeps at most
     its bounded queue for it (its live sink is detached) and it then receives everything in
-    order, from the database."""
+    order, from the database.
+
+    About 7.5 MB are appended: more than the client's small receive buffer, the server's
+    socket send buffer (4 MB at most with Linux's default tcp_wmem) and the server's own
+    queues can hold, so the server must stop reading for this client. The live sinks are
+    looked at through the notifier's (private) feeds."""
     table, a, _ = await api.seat_two("money")
     head, _ = await api.versions(table)
     notifier = api.app[NOTIFIER]  # type: ignore[index]
