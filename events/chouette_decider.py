@@ -21,6 +21,7 @@ from events import types as e
 from events.decider import (
     CommandError,
     DiceSource,
+    InvalidCommandError,
     NotAllowedError,
     TableState,
     add_seed,
@@ -49,7 +50,9 @@ def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> l
         if actor in state.members:
             raise CommandError(f"{actor!r} is already at this table")
         if cmd.seat is not None:
-            raise CommandError("a chouette has no seats: newcomers join the bottom of the line")
+            raise InvalidCommandError(
+                "a chouette has no seats: newcomers join the bottom of the line"
+            )
         if len(state.members) >= state.max_players:
             raise CommandError(f"the chouette is full ({state.max_players} players)")
         return [e.PlayerJoined(player=actor, display_name=cmd.display_name)]
@@ -92,7 +95,7 @@ def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> l
         return [e.DiceRolled(player=actor, dice=roll)]
     if isinstance(cmd, c.Move):
         if (cmd.notation is None) == (cmd.moves is None):
-            raise CommandError("give either 'notation' or 'moves'")
+            raise InvalidCommandError("give either 'notation' or 'moves'")
         if game.phase is not Phase.MOVE or actor != ch.on_roll:
             ch.move(actor, ())  # raises the precise reason
         assert game.dice is not None

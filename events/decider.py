@@ -34,6 +34,11 @@ class CommandError(IllegalActionError):
     """A command that does not fit the table (not seated, no such seat, wrong kind...)."""
 
 
+class InvalidCommandError(CommandError):
+    """A command whose shape does not fit this table whatever its state: a field that does
+    not apply, two fields where one is expected (maps to 400, like a malformed body)."""
+
+
 class NotAllowedError(NotYourTurnError):
     """The actor's role at this table does not allow the command (maps to 403)."""
 
@@ -145,20 +150,22 @@ def _create(state: TableState, actor: str, cmd: c.CreateTable) -> list[e.Event]:
     o = cmd.options
     if cmd.kind == "match":
         if not o.match_length:
-            raise CommandError("a match needs a match_length of at least 1")
+            raise InvalidCommandError("a match needs a match_length of at least 1")
         if o.auto_doubles or o.beavers or o.jacoby:
-            raise CommandError("automatic doubles, beavers and Jacoby do not apply in match play")
+            raise InvalidCommandError(
+                "automatic doubles, beavers and Jacoby do not apply in match play"
+            )
     elif o.match_length:
-        raise CommandError(f"match_length applies only to matches, not a {cmd.kind} table")
+        raise InvalidCommandError(f"match_length applies only to matches, not a {cmd.kind} table")
     if cmd.kind != "chouette":
         if o.max_players not in (0, 2):
-            raise CommandError(f"a {cmd.kind} table seats exactly 2 players")
+            raise InvalidCommandError(f"a {cmd.kind} table seats exactly 2 players")
         if o.cube_mode != "multiple" or o.consultation != "free" or o.box_must_take_half:
-            raise CommandError(
+            raise InvalidCommandError(
                 "cube_mode, consultation and box_must_take_half are chouette options"
             )
     elif o.max_players == 1:
-        raise CommandError("a chouette needs at least 2 players")
+        raise InvalidCommandError("a chouette needs at least 2 players")
     return [
         e.TableCreated(
             table_id=state.table_id, kind=cmd.kind, options=o, created_by=actor, name=cmd.name
@@ -225,10 +232,10 @@ def _decide_duel(state: TableState, actor: str, cmd: c.Command, dice: DiceSource
         ]
         return events + _after_action(state, new, dice)
     if isinstance(cmd, (c.Take, c.Drop, c.Beaver, c.Accept, c.Decline)) and cmd.cube:
-        raise CommandError("'cube' names a chouette member's cube; leave it out here")
+        raise InvalidCommandError("'cube' names a chouette member's cube; leave it out here")
     if isinstance(cmd, c.Double):
         if cmd.cubes:
-            raise CommandError("'cubes' names chouette members; leave it out here")
+            raise InvalidCommandError("'cubes' names chouette members; leave it out here")
         game.double(seat)
         return [e.CubeOffered(player=actor)]
     if isinstance(cmd, c.Take):
@@ -242,7 +249,7 @@ def _decide_duel(state: TableState, actor: str, cmd: c.Command, dice: DiceSource
         return [e.CubeDropped(player=actor), *_after_action(state, new, dice)]
     if isinstance(cmd, c.Resign):
         if cmd.to:
-            raise CommandError("'to' names chouette members; leave it out here")
+            raise InvalidCommandError("'to' names chouette members; leave it out here")
         game.resign(seat, cmd.level)
         return [e.ResignationOffered(player=actor, level=cmd.level)]
     if isinstance(cmd, c.Accept):
@@ -266,7 +273,7 @@ def add_seed(state: TableState, actor: str, cmd: c.AddSeed) -> e.ClientSeedAdded
 def _moves_of(game: Game, cmd: c.Move) -> Sequence[EngineMove]:
     assert game.dice is not None
     if (cmd.notation is None) == (cmd.moves is None):
-        raise CommandError("give either 'notation' or 'moves'")
+        raise InvalidCommandError("give either 'notation' or 'moves'")
     if cmd.notation is not None:
         return parse_play(game.position, game.dice, cmd.notation).moves
     assert cmd.moves is not None
@@ -445,6 +452,7 @@ def fold(events: Iterable[e.Event], state: TableState | None = None) -> TableSta
 __all__ = [
     "CommandError",
     "DiceSource",
+    "InvalidCommandError",
     "NotAllowedError",
     "TableState",
     "decide",

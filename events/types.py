@@ -206,6 +206,11 @@ class ChatPosted(Event, frozen=True, kw_only=True, tag="chat_posted"):
     player: PlayerId
     channel: Channel = "table"
     text: Annotated[str, Meta(min_length=1, max_length=2000)]
+    game: int = 0
+    """The game it was posted during (0: between games)."""
+    audience: list[str] = []
+    """Team channel: who may read it, fixed when it was posted (the team of that game), so a
+    later box never reads advice given against it. Empty on the table channel: everyone."""
 
 
 AnyEvent = (

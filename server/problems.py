@@ -111,12 +111,14 @@ def from_decode_error(exc: msgspec.DecodeError) -> Problem:
 
 def to_problem(exc: BaseException) -> Problem | None:
     """The problem for a known error, or None for a bug (which becomes a logged 500)."""
-    from events.decider import CommandError, NotAllowedError
+    from events.decider import CommandError, InvalidCommandError, NotAllowedError
 
     if isinstance(exc, Problem):
         return exc
     if isinstance(exc, msgspec.DecodeError):
         return from_decode_error(exc)
+    if isinstance(exc, InvalidCommandError):
+        return Problem(400, "invalid-command", "Invalid command", str(exc))
     if isinstance(exc, NotAllowedError):
         return Problem(403, "not-your-role", "Not allowed", str(exc))
     if isinstance(exc, NotYourTurnError):

@@ -30,7 +30,6 @@ from events.store import RecordedEvent
 from events.subscription import Notifier
 from events.types import ChatPosted
 from server import handlers as h
-from server.chouette_view import team_can_read
 from server.keys import CONFIG, METRICS, NOTIFIER, SOCKETS, TABLES
 from server.problems import Problem, bad_request, to_problem
 from server.tables import chat_stream, decode_recorded, table_stream
@@ -57,10 +56,11 @@ class Resync(Exception):
         }
 
 
-def _readable(rec: RecordedEvent, state: TableState, viewer: str | None) -> bool:
+def _readable(rec: RecordedEvent, viewer: str | None) -> bool:
     event = decode_recorded(rec)
     if isinstance(event, ChatPosted) and event.channel == "team":
-        return team_can_read(state, viewer)
+        # Who may read team advice was fixed when it was posted (the team of that game).
+        return viewer is not None and viewer in event.audience
     return True
 
 
@@ -147,7 +147,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     after, chat_after = _int_param(request, "after"), _int_param(request, "chat_after")
     ws = web.WebSocketResponse(heartbeat=20, max_msg_size=request.app[CONFIG].max_body)
     try:
-        state = await _positions(request, table_id, after, chat_after)
+        await _positions(request, table_id, after, chat_after)
     except Resync as r:
         await ws.prepare(request)
         await ws.send_bytes(_encoder.encode(r.body()))
@@ -160,12 +160,11 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     metrics.clients.inc(kind="ws")
     metrics.sent(ws, table_stream(table_id), after)
     metrics.sent(ws, chat_stream(table_id), chat_after)
-    tables = request.app[TABLES]
 
     async def writer() -> None:
         try:
             async for name, rec in _merged(request.app, table_id, after, chat_after):
-                visible = name != "chat" or _readable(rec, tables.cached(table_id) or state, viewer)
+                visible = name != "chat" or _readable(rec, viewer)
                 await ws.send_bytes(_encoder.encode(h.message(rec, name, visible)))
                 metrics.sent(ws, rec.stream_id, rec.version)
         except Exception:
@@ -240,7 +239,7 @@ async def sse(request: web.Request) -> web.StreamResponse:
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
     )
     try:
-        state = await _positions(request, table_id, after, chat_after)
+        await _positions(request, table_id, after, chat_after)
     except Resync as r:
         await resp.prepare(request)
         await resp.write(b"event: resync\ndata: " + _encoder.encode(r.body()) + b"\n\n")
@@ -250,11 +249,11 @@ async def sse(request: web.Request) -> web.StreamResponse:
     metrics.clients.inc(kind="sse")
     metrics.sent(resp, table_stream(table_id), after)
     metrics.sent(resp, chat_stream(table_id), chat_after)
-    tables = request.app[TABLES]
+
     versions = {"table": after, "chat": chat_after}
     try:
         async for name, rec in _merged(request.app, table_id, after, chat_after):
-            visible = name != "chat" or _readable(rec, tables.cached(table_id) or state, viewer)
+            visible = name != "chat" or _readable(rec, viewer)
             versions[name] = rec.version
             body = _encoder.encode(h.message(rec, name, visible))
             await resp.write(

@@ -30,6 +30,7 @@ from events.decider import (
 )
 from events.errors import ConcurrencyError, CorruptEventError, translate_errors
 from events.store import AppendResult, EventStore, NewEvent, RecordedEvent
+from server.chouette_view import team_can_read
 from server.dice import FairDice
 from server.metrics import Metrics
 from server.problems import Problem, forbidden, not_found
@@ -321,7 +322,16 @@ class TableService:
                 raise forbidden(f"{actor!r} may not talk on the team channel now")
         elif actor not in state.players and actor != state.created_by:
             raise forbidden(f"{actor!r} is not at this table")
-        ev = e.ChatPosted(player=actor, channel=command.channel, text=command.text)
+        audience: list[str] = []
+        if command.channel == "team":
+            audience = [p for p in state.members if team_can_read(state, p)]
+        ev = e.ChatPosted(
+            player=actor,
+            channel=command.channel,
+            text=command.text,
+            game=state.game_no if state.in_game else 0,
+            audience=audience,
+        )
         result = await self.store.append(
             stream,
             [NewEvent(type=e.tag(ev), data=e.encode(ev))],

@@ -281,8 +281,9 @@ async def test_bad_table_creation_stores_nothing(api: Api) -> None:
         ({"kind": "money", "options": {"turbo": True}}, 400, "options.turbo"),
         ({"kind": "money", "options": {"match_length": "five"}}, 400, "options.match_length"),
         ({"kind": "money", "colour": "red"}, 400, "colour"),
-        ({"kind": "match", "options": {"match_length": 0}}, 409, None),
-        ({"kind": "money", "options": {"match_length": 5}}, 409, None),
+        ({"kind": "match", "options": {"match_length": 0}}, 400, None),
+        ({"kind": "money", "options": {"match_length": 5}}, 400, None),
+        ({"kind": "money", "options": {"cube_mode": "single"}}, 400, None),
     ]
     for body, status, field in cases:
         reply = await api.request("POST", "/tables", user=a, json=body)

@@ -7,7 +7,6 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from aiohttp.test_utils import TestClient
 from conftest import Api, User, assert_gap_free, connect, read_sse
 
@@ -400,12 +399,6 @@ async def test_every_command_by_every_chouette_role(api: Api, client: TestClient
     await watcher.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: team-chat visibility is judged by the reader's role now, not when the"
-    " message was posted (ChatPosted records no game or audience; events/types.py), so a"
-    " former box replaying the chat reads the advice given against it",
-)
 async def test_team_advice_stays_hidden_from_that_games_box_after_rotation(
     api: Api, client: TestClient
 ) -> None:
