@@ -223,61 +223,86 @@ class _Pending:
 class _PartitionWriter:
     """Sends the appends queued for one partition, many per round trip and transaction.
 
-    At most one batch is in flight per partition and process: a second could only wait for the
-    first's partition lock. While it is in flight, new appends queue up and go in the next one.
-    Two appends to one stream, or with one command id, never share a batch.
+    While a batch is in flight, new appends queue up and go in the next one. Up to
+    ``EventStore.max_in_flight`` batches are in flight at once: a second one does its locking,
+    checks and hashing while the first waits for its commit, then waits for the partition
+    counter itself. Two appends to one stream, or with one command id, are never in flight at
+    once, so appends to a stream are applied in the order they were made.
     """
 
     def __init__(self, store: EventStore, partition: int) -> None:
         self._store = store
         self._partition = partition
         self._queue: deque[_Pending] = deque()
-        self._task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._streams: set[str] = set()  # in flight
+        self._commands: set[uuid.UUID] = set()  # in flight
 
     def submit(self, item: _Pending) -> None:
         self._queue.append(item)
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._run(), name=f"append-writer-{self._partition}")
+        # A task that has just returned is done at once but leaves the set only later.
+        running = sum(not task.done() for task in self._tasks)
+        if running < self._store.max_in_flight:
+            task = asyncio.create_task(self._run(), name=f"append-writer-{self._partition}")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def wait_idle(self) -> None:
-        if self._task is not None:
-            await asyncio.gather(self._task, return_exceptions=True)
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _run(self) -> None:
-        # One connection for as long as appends keep coming; results are handed out before it
+        # One connection for as long as appends keep coming; outcomes are handed out before it
         # goes back to the pool (whose reset costs a round trip).
-        while self._queue:
-            acquired = False
-            batch: list[_Pending] = []
-            try:
-                with translate_errors():
-                    async with self._store.pool.acquire() as conn:
-                        acquired = True
-                        while self._queue:
-                            batch = self._take()
-                            if batch and not await self._write(conn, batch):
-                                break  # the connection is gone: take another
-                            batch = []
-            except StoreError as e:
-                if acquired:
-                    continue  # releasing a broken connection; what is queued goes on
-                # No connection to be had: fail what is queued rather than spin.
-                queued, self._queue = list(self._queue), deque()
-                for item in queued:
-                    _fail(item, e)
-            except BaseException as e:
-                # Cancelled, or a bug: nobody may wait forever on an append in flight.
-                error = StoreError(f"append writer stopped: {e!r}")
-                for item in [*batch, *self._queue]:
-                    _fail(item, error)
-                self._queue.clear()
-                raise
+        batch: list[_Pending] = []
+        try:
+            # Checked again after each release, which awaits: appends queued meanwhile may have
+            # found this task still running and started no other.
+            while self._takeable():
+                acquired = False
+                try:
+                    with translate_errors():
+                        async with self._store.pool.acquire() as conn:
+                            acquired = True
+                            while True:
+                                batch = self._take()
+                                if not batch:
+                                    break
+                                try:
+                                    alive = await self._write(conn, batch)
+                                finally:
+                                    self._done(batch)
+                                batch = []
+                                if not alive:
+                                    break  # the connection is gone: take another
+                except StoreError as e:
+                    if acquired:
+                        continue  # releasing a broken connection; what is queued goes on
+                    # No connection to be had: fail what is queued rather than spin.
+                    queued, self._queue = list(self._queue), deque()
+                    for item in queued:
+                        _fail(item, e)
+        except BaseException as e:
+            # Cancelled, or a bug: nobody may wait forever on an append in flight.
+            error = StoreError(f"append writer stopped: {e!r}")
+            for item in [*batch, *self._queue]:
+                _fail(item, error)
+            self._queue.clear()
+            raise
+
+    def _takeable(self) -> bool:
+        """Whether some queued append can go now (the others wait for a batch in flight, whose
+        task takes them when it is done)."""
+        return any(
+            not item.future.done()
+            and item.stream_id not in self._streams
+            and item.command_id not in self._commands
+            for item in self._queue
+        )
 
     def _take(self) -> list[_Pending]:
         store = self._store
         batch: list[_Pending] = []
-        streams: set[str] = set()
-        commands: set[uuid.UUID] = set()
         events = 0
         left: deque[_Pending] = deque()
         while self._queue:
@@ -287,17 +312,22 @@ class _PartitionWriter:
             if (
                 len(batch) >= store.max_batch
                 or (batch and events + len(item.events) > store.max_batch_events)
-                or item.stream_id in streams
-                or item.command_id in commands
+                or item.stream_id in self._streams
+                or item.command_id in self._commands
             ):
                 left.append(item)
                 continue
             batch.append(item)
-            streams.add(item.stream_id)
-            commands.add(item.command_id)
+            self._streams.add(item.stream_id)
+            self._commands.add(item.command_id)
             events += len(item.events)
         self._queue = left
         return batch
+
+    def _done(self, batch: list[_Pending]) -> None:
+        for item in batch:
+            self._streams.discard(item.stream_id)
+            self._commands.discard(item.command_id)
 
     async def _write(self, conn: asyncpg.Connection, batch: list[_Pending]) -> bool:
         """Send a batch and hand out its outcomes; False when the connection was lost."""
@@ -368,6 +398,8 @@ class EventStore:
     """Most appends sent in one group-committed round trip."""
     max_batch_events: int = 2000
     """Most events in one group-committed round trip (a larger single append goes alone)."""
+    max_in_flight: int = 2
+    """Most group-committed calls in flight at once per partition."""
 
     def __init__(self, pool: asyncpg.Pool, *, partitions: int = 1, dsn: str | None = None) -> None:
         if partitions < 1:

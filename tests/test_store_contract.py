@@ -335,3 +335,22 @@ async def test_a_bad_append_in_a_group_commit_fails_alone(store: EventStore) -> 
     assert sorted(e.stream_id for e in await store.read_log(0)) == sorted(
         f"s{i}" for i in range(10) if i != 5
     )
+
+
+async def test_appends_to_one_stream_apply_in_the_order_they_were_made(store: EventStore) -> None:
+    # Made at once, each expecting the version the previous one leaves.
+    results = await asyncio.gather(
+        *(
+            store.append("s", new(i), expected_version=i, command_id=uuid.uuid4())
+            for i in range(20)
+        ),
+        *(
+            store.append(f"other{i}", new(i), expected_version=0, command_id=uuid.uuid4())
+            for i in range(20)
+        ),
+    )
+
+    assert [r.first_version for r in results[:20]] == list(range(1, 21))
+    assert [decode(e, msgspec.json.Decoder(Moved)).n for e in await store.read_stream("s")] == list(
+        range(20)
+    )
