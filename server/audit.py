@@ -207,6 +207,8 @@ class _GameDice:
     """A revealed seed that does not match the commitment (to tell which of the two is off)."""
     bad_seed_holds: bool = True
     """Whether every throw checked so far is what ``bad_seed`` derives."""
+    folded: bool = False
+    """Whether the rules check folded the game to its end (so all its throws were seen)."""
 
 
 _WINDOW = 64
@@ -380,7 +382,7 @@ def _check_seeds(games: dict[int, _GameDice], report: StreamReport) -> None:
                 f"game {number} published no dice commitment",
                 "game_started",
             )
-        elif info.bad_seed is not None and info.bad_seed_holds:
+        elif info.bad_seed is not None and info.bad_seed_holds and info.folded:
             report.fail(
                 "dice",
                 info.started_at,
@@ -501,8 +503,10 @@ def _check_rules(
             except (EngineError, CommandError) as exc:  # pragma: no cover - decide agreed
                 report.fail("rules", v, f"{e.tag(ev)} does not apply: {exc}", e.tag(ev))
                 return
-            if isinstance(ev, e.GameEnded) and games[ev.game].seed is not None:
-                report.dice_verified.append(ev.game)
+            if isinstance(ev, e.GameEnded) and ev.game in games:
+                games[ev.game].folded = True
+                if games[ev.game].seed is not None:
+                    report.dice_verified.append(ev.game)
         i += len(decided)
     if progress is not None:
         progress(n - reported)
