@@ -28,6 +28,7 @@ from typing import Any
 
 import aiohttp
 import asyncpg
+import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -39,6 +40,15 @@ from events.decider import TableState, evolve  # noqa: E402
 RAW_MAX_CONNECTIONS = 50
 """PostgreSQL's default max_connections is 100, shared with the server's pool: the raw
 ceiling uses at most this many."""
+
+
+def _cpu(proc: psutil.Process) -> float:
+    times = proc.cpu_times()
+    total = times.user + times.system
+    for child in proc.children(recursive=True):
+        t = child.cpu_times()
+        total += t.user + t.system
+    return total
 
 
 def free_port() -> int:
@@ -166,9 +176,12 @@ async def play_table(table: Table, deadline: float, rng: random.Random) -> None:
             if answer["ctl"] == "result":
                 table.latencies.append(time.perf_counter() - sent)
                 table.commands += 1
-                # Wait until the main socket has folded what the command appended.
+                # The result carries the events the command appended: fold them now (the
+                # same events also arrive on the socket's stream, and are skipped there).
+                for ev in answer["events"]:
+                    table.apply(ev)
                 while table.state.version < answer["last_version"]:
-                    await asyncio.sleep(0.0005)
+                    await asyncio.sleep(0.0005)  # an automatic event still on its way
             else:
                 await asyncio.sleep(0.01)
     finally:
@@ -234,6 +247,24 @@ async def watched_table(base: str, seconds: float, rng: random.Random) -> list[f
         done.set()
         seen = await watching
     return [t - table.sent_at[v] for v, t in seen if v in table.sent_at]
+
+
+async def _server_means(base: str) -> dict[str, float]:
+    """Mean command and append latency as the server measured them (its /metrics), in ms."""
+    async with aiohttp.ClientSession() as session, session.get(f"{base}/metrics") as r:
+        text = await r.text()
+    sums: dict[str, float] = {}
+    counts: dict[str, float] = {}
+    for line in text.splitlines():
+        name, _, value = line.rpartition(" ")
+        base_name = name.split("{")[0]
+        if base_name.endswith("_sum"):
+            key = base_name.removesuffix("_sum")
+            sums[key] = sums.get(key, 0.0) + float(value)
+        elif base_name.endswith("_count"):
+            key = base_name.removesuffix("_count")
+            counts[key] = counts.get(key, 0.0) + float(value)
+    return {k: round(sums[k] / counts[k] * 1000, 2) for k in sums if counts.get(k)}
 
 
 async def raw_commits(dsn: str, concurrency: int, seconds: float) -> float:
@@ -322,11 +353,19 @@ async def main() -> None:
                 await asyncio.sleep(0.1)
         results = {}
         raw = {}
+        server = psutil.Process(proc.pid)
         for n in sizes:
+            before = _cpu(server), time.process_time(), time.perf_counter()
             results[n] = await run_tables(base, n, seconds, args.seed)
+            wall = time.perf_counter() - before[2]
+            # Where the time went: one core is 1.0. The clients fold every event through the
+            # same decider, so they cost about what the server does.
+            results[n]["server_cpu"] = round((_cpu(server) - before[0]) / wall, 2)
+            results[n]["client_cpu"] = round((time.process_time() - before[1]) / wall, 2)
             # The raw ceiling at the same concurrency (capped at the server's pool size).
             raw[n] = await raw_commits(dsn, min(n, RAW_MAX_CONNECTIONS), seconds / 2)
         delays = await watched_table(base, seconds, random.Random(args.seed))
+        server_side = await _server_means(base)
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(30)
@@ -341,6 +380,8 @@ async def main() -> None:
         "p99_ms": top["p99_ms"],
         "raw_commits_per_s": round(raw[sizes[-1]], 1),
         "ratio": round(top["commands_per_s"] / raw[sizes[-1]], 3),
+        "server_command_ms_mean": server_side.get("chouette_command_seconds"),
+        "server_append_ms_mean": server_side.get("chouette_append_seconds"),
         "spectators": 100,
         "fanout_samples": len(delays),
         "fanout_p50_ms": round(pct(delays, 0.5) * 1000, 2),

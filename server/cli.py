@@ -70,6 +70,16 @@ async def _migrate(config: Config) -> list[str]:
         await conn.close()
 
 
+def _event_loop() -> asyncio.AbstractEventLoop:
+    """uvloop where it is installed (Linux and macOS): the server spends most of its time in
+    socket I/O, which uvloop does in C; the standard loop elsewhere."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     config = config_from(args)
@@ -86,7 +96,14 @@ def main(argv: list[str] | None = None) -> int:
         def started(_: object) -> None:
             print(f"chouette listening on http://{config.host}:{config.port}", flush=True)
 
-        web.run_app(app, host=config.host, port=config.port, print=started, access_log=None)
+        web.run_app(
+            app,
+            host=config.host,
+            port=config.port,
+            print=started,
+            access_log=None,
+            loop=_event_loop(),
+        )
         return 0
     if args.cmd == "migrate":
         applied = asyncio.run(_migrate(config))
