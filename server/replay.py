@@ -107,36 +107,35 @@ class Replayer:
     async def at(self, table_id: str, version: int) -> tuple[TableState, e.Event, TableState]:
         """The state before ``version``, the event at it, and the state after it.
 
+        One read from the nearest snapshot at or below ``version``; the fold runs in a worker
+        thread (a table's first replay may fold all of it), adding the snapshots it passes.
+
         :raises LookupError: no event at that version.
         """
         if version < 1:
             raise LookupError(f"versions start at 1, not {version}")
-        stream = table_stream(table_id)
         snaps = self._snapshots(table_id)
         async with snaps.lock:
-            k = (version - 1) // self.every
-            while len(snaps.states) <= k:
-                base = snaps.states[-1]
-                records = await self.store.read_stream(
-                    stream, after_version=base.version, limit=self.every
-                )
-                if len(records) < self.every:
-                    break
-                s = base
-                for ev in decode_all(records):
-                    s = evolve(s, ev)
-                snaps.states.append(s)
-            base = snaps.states[min(k, len(snaps.states) - 1)]
-        records = await self.store.read_stream(
-            stream, after_version=base.version, limit=version - base.version
-        )
-        if not records or records[-1].version != version:
-            raise LookupError(f"the table has no event at version {version}")
+            base = snaps.states[min((version - 1) // self.every, len(snaps.states) - 1)]
+            records = await self.store.read_stream(
+                table_stream(table_id), after_version=base.version, limit=version - base.version
+            )
+            if not records or records[-1].version != version:
+                raise LookupError(f"the table has no event at version {version}")
+            return await asyncio.to_thread(self._fold, snaps, base, records)
+
+    def _fold(
+        self, snaps: _Snapshots, base: TableState, records: Sequence[RecordedEvent]
+    ) -> tuple[TableState, e.Event, TableState]:
         events = decode_all(records)
+        state = base
         before = base
-        for ev in events[:-1]:
-            before = evolve(before, ev)
-        return before, events[-1], evolve(before, events[-1])
+        for ev in events:
+            before = state
+            state = evolve(state, ev)
+            if state.version == len(snaps.states) * self.every:
+                snaps.states.append(state)
+        return before, events[-1], state
 
 
 _replayers: weakref.WeakKeyDictionary[EventStore, Replayer] = weakref.WeakKeyDictionary()
