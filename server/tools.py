@@ -12,7 +12,7 @@ import random
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -317,7 +317,12 @@ def simulate_chouette(
 
 
 async def append_steps(
-    store: EventStore, table_id: str, steps: Sequence[Sequence[e.Event]], *, after: int = 0
+    store: EventStore,
+    table_id: str,
+    steps: Sequence[Sequence[e.Event]],
+    *,
+    after: int = 0,
+    progress: Callable[[int], None] | None = None,
 ) -> int:
     """Append each command's events as one append (with its own command id), as the table
     service does; returns the stream's version."""
@@ -332,6 +337,8 @@ async def append_steps(
         ]
         result = await store.append(stream, new, expected_version=version, command_id=uuid.uuid4())
         version = result.last_version
+        if progress is not None:
+            progress(len(events))
     return version
 
 
@@ -528,17 +535,11 @@ async def _import(args: argparse.Namespace, store: EventStore) -> int:
     table_id = args.table or str(uuid.uuid4())
     steps = import_mat(text, table_id)
     bar = Progress(sum(len(s) for s in steps), "import")
-    version = await append_steps(store, table_id, steps)
-    bar.advance(version)
+    version = await append_steps(store, table_id, steps, progress=bar.advance)
     bar.close()
     print(table_id)
     print(f"imported {args.file} as table {table_id} ({version} events)", file=sys.stderr)
     return 0
-
-
-def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
 
 
 def recorded(table_id: str, steps: Sequence[Sequence[e.Event]]) -> list[Any]:
