@@ -237,15 +237,24 @@ class _PartitionWriter:
         self._tasks: set[asyncio.Task[None]] = set()
         self._streams: set[str] = set()  # in flight
         self._commands: set[uuid.UUID] = set()  # in flight
+        self._work = asyncio.Event()  # set when an append is queued
+        self._lingering = 0  # tasks holding a connection, waiting for work
 
     def submit(self, item: _Pending) -> None:
         self._queue.append(item)
+        self._work.set()
+        if self._lingering:
+            return
         # A task that has just returned is done at once but leaves the set only later.
         running = sum(not task.done() for task in self._tasks)
         if running < self._store.max_in_flight:
             task = asyncio.create_task(self._run(), name=f"append-writer-{self._partition}")
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    def wake(self) -> None:
+        """Stop lingering (the store is closing)."""
+        self._work.set()
 
     async def wait_idle(self) -> None:
         while self._tasks:
@@ -267,6 +276,8 @@ class _PartitionWriter:
                             while True:
                                 batch = self._take()
                                 if not batch:
+                                    if await self._linger():
+                                        continue
                                     break
                                 try:
                                     alive = await self._write(conn, batch)
@@ -289,6 +300,24 @@ class _PartitionWriter:
                 _fail(item, error)
             self._queue.clear()
             raise
+
+    async def _linger(self) -> bool:
+        """Keep the connection a moment for the next append (a caller appending one after the
+        other is back within microseconds); False when none came."""
+        self._work.clear()
+        if self._takeable():
+            return True
+        if self._store.closing:
+            return False
+        self._lingering += 1
+        try:
+            async with asyncio.timeout(self._store.linger):
+                await self._work.wait()
+        except TimeoutError:
+            return False
+        finally:
+            self._lingering -= 1
+        return True
 
     def _takeable(self) -> bool:
         """Whether some queued append can go now (the others wait for a batch in flight, whose
@@ -400,6 +429,8 @@ class EventStore:
     """Most events in one group-committed round trip (a larger single append goes alone)."""
     max_in_flight: int = 2
     """Most group-committed calls in flight at once per partition."""
+    linger: float = 0.005
+    """How long a writer keeps its connection, in seconds, waiting for the next append."""
 
     def __init__(self, pool: asyncpg.Pool, *, partitions: int = 1, dsn: str | None = None) -> None:
         if partitions < 1:
@@ -408,6 +439,7 @@ class EventStore:
         self._partitions = partitions
         self._dsn = dsn
         self._owns_pool = False
+        self._closing = False
         self._writers: dict[int, _PartitionWriter] = {}
         # Streams found in a partition other than the one computed for them (created while
         # `partitions` was different, or placed explicitly).
@@ -436,9 +468,16 @@ class EventStore:
     def partitions(self) -> int:
         return self._partitions
 
+    @property
+    def closing(self) -> bool:
+        """Whether :meth:`close` has been called."""
+        return self._closing
+
     async def close(self) -> None:
         """Wait for queued appends, then close the pool if the store opened it."""
+        self._closing = True
         for writer in list(self._writers.values()):
+            writer.wake()
             await writer.wait_idle()
         if self._owns_pool:
             await self._pool.close()

@@ -161,14 +161,14 @@ async def test_partitions_have_their_own_dense_positions(store: EventStore) -> N
 
 
 async def test_streams_spread_over_partitions_by_a_stable_hash(pool: asyncpg.Pool) -> None:
-    store = EventStore(pool, partitions=4)
     ids = [f"table-{i}" for i in range(20)]
-    for stream_id in ids:
-        await store.append(stream_id, new(1), expected_version=0, command_id=uuid.uuid4())
+    async with EventStore(pool, partitions=4) as store:
+        for stream_id in ids:
+            await store.append(stream_id, new(1), expected_version=0, command_id=uuid.uuid4())
 
-    for stream_id in ids:
-        assert await store.stream_partition(stream_id) == stable_partition(stream_id, 4)
-    heads = await store.partition_heads()
+        for stream_id in ids:
+            assert await store.stream_partition(stream_id) == stable_partition(stream_id, 4)
+        heads = await store.partition_heads()
     assert sum(heads.values()) == 20
     assert len(heads) > 1
 
