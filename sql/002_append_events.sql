@@ -115,8 +115,13 @@ BEGIN
     IF n = 0 THEN
         RETURN;
     END IF;
-    IF (SELECT sum(c) FROM unnest(p_counts) c) IS DISTINCT FROM total
-            OR EXISTS (SELECT FROM unnest(p_counts) c WHERE c IS NULL OR c < 1)
+    k := 1;
+    FOR i IN 1..n LOOP
+        EXIT WHEN p_counts[i] IS NULL OR p_counts[i] < 1;
+        firsts[i] := k;
+        k := k + p_counts[i];
+    END LOOP;
+    IF cardinality(firsts) <> n OR k - 1 <> total
             OR array_position(p_stream_ids, NULL) IS NOT NULL
             OR array_position(p_command_ids, NULL) IS NOT NULL
             OR (n > 1 AND ((SELECT count(DISTINCT s) FROM unnest(p_stream_ids) s) <> n
@@ -126,25 +131,27 @@ BEGIN
             USING ERRCODE = 'CH005';
     END IF;
 
-    k := 1;
-    FOR i IN 1..n LOOP
-        firsts[i] := k;
-        k := k + p_counts[i];
+    -- 1. Lock the existing streams, in a fixed order (byte order of the id) so that two
+    --    batches touching the same streams do not deadlock, then create and lock the others,
+    --    in the same order. (Should a stream be created by someone else between the two steps,
+    --    a deadlock is possible; PostgreSQL then aborts one batch, whose appends the client
+    --    sends again one by one.)
+    FOR r IN SELECT st.stream_id, st.partition, st.version, st.head_hash FROM streams st
+             WHERE st.stream_id = ANY (p_stream_ids)
+             ORDER BY st.stream_id COLLATE "C" FOR UPDATE LOOP
+        i := array_position(p_stream_ids, r.stream_id);
+        o_partition[i] := r.partition;
+        s_version[i] := r.version;
+        s_head[i] := r.head_hash;
     END LOOP;
-
-    -- 1. Lock or create each stream, in a fixed order (byte order of the id), so that two
-    --    batches touching the same streams cannot deadlock.
-    FOR r IN SELECT u.i AS i, u.s AS s FROM unnest(p_stream_ids) WITH ORDINALITY AS u(s, i)
-             ORDER BY u.s COLLATE "C" LOOP
+    FOR r IN SELECT u.i AS i, u.s AS s FROM unnest(p_stream_ids, s_version) WITH ORDINALITY
+                 AS u(s, v, i)
+             WHERE u.v IS NULL ORDER BY u.s COLLATE "C" LOOP
+        INSERT INTO streams (stream_id, partition, version, head_hash)
+            VALUES (r.s, p_partition, 0, zero_hash)
+            ON CONFLICT (stream_id) DO NOTHING;
         SELECT st.partition, st.version, st.head_hash INTO v_part, v_version, v_head
             FROM streams st WHERE st.stream_id = r.s FOR UPDATE;
-        IF NOT FOUND THEN
-            INSERT INTO streams (stream_id, partition, version, head_hash)
-                VALUES (r.s, p_partition, 0, zero_hash)
-                ON CONFLICT (stream_id) DO NOTHING;
-            SELECT st.partition, st.version, st.head_hash INTO v_part, v_version, v_head
-                FROM streams st WHERE st.stream_id = r.s FOR UPDATE;
-        END IF;
         o_partition[r.i] := v_part;
         s_version[r.i] := v_version;
         s_head[r.i] := v_head;
