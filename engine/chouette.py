@@ -76,7 +76,7 @@ from engine.game import (
     opening_winner,
 )
 from engine.matchid import CENTRED, DROPPED, GAME_OVER, PLAYING, RESIGNED, MatchState
-from engine.moves import Move, Play, check_dice, legal_plays, play
+from engine.moves import Move, Play, can_move, check_dice, legal_plays, play
 from engine.position import CHECKERS, OFF, Position
 
 # -- options and vocabulary -----------------------------------------------------------------
@@ -902,7 +902,7 @@ class Chouette:
         g = self._current("roll")
         d = check_dice(dice)
         g = dataclasses.replace(g, phase=Phase.MOVE, dice=d)
-        if not legal_plays(g.position, d):
+        if not can_move(g.position, d):
             g = g._pass_turn(Play((), g.position))
         return dataclasses.replace(self, game=g)
 

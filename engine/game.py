@@ -35,7 +35,7 @@ from engine.errors import (
     ResignationError,
 )
 from engine.matchid import CENTRED, DROPPED, GAME_OVER, PLAYING, RESIGNED, MatchState
-from engine.moves import Move, Play, check_dice, legal_plays, play
+from engine.moves import Move, Play, can_move, check_dice, legal_plays, play
 from engine.position import BAR, CHECKERS, OFF, Position
 
 
@@ -353,7 +353,7 @@ class Game:
         self._require(Phase.ROLL, "roll", player)
         d = check_dice(dice)
         game = dataclasses.replace(self, phase=Phase.MOVE, dice=d)
-        if not legal_plays(self.position, d):
+        if not can_move(self.position, d):
             return game._pass_turn(Play((), self.position))
         return game
 

@@ -676,6 +676,39 @@ class LegalPlays:
         return f"<LegalPlays {self.position.position_id()} {self.dice} ({len(self)} plays)>"
 
 
+def can_move(position: Position, dice: Sequence[int]) -> bool:
+    """Whether the player on roll can play at least one die (else the turn passes), without
+    generating the plays.
+
+    >>> can_move(Position.from_id('4HPwATDgc/ABUA'), (6, 6))
+    False
+    >>> can_move(Position.start(), (6, 6))
+    True
+
+    :raises InvalidDiceError: dice not two integers in 1..6.
+    """
+    d1, d2 = check_dice(dice)
+    me, opp = position.me, position.opp
+    if me[BAR]:
+        # Die d enters on the mover's point 25 - d, which is the opponent's point d.
+        return opp[d1] < 2 or opp[d2] < 2
+    home = not any(me[7:25])
+    top = 24
+    while top and not me[top]:
+        top -= 1
+    for d in (d1, d2) if d1 != d2 else (d1,):
+        for p in range(top, 0, -1):
+            if not me[p]:
+                continue
+            to = p - d
+            if to > 0:
+                if opp[25 - to] < 2:
+                    return True
+            elif home and (to == 0 or p == top):
+                return True
+    return False
+
+
 def legal_plays(position: Position, dice: Sequence[int]) -> LegalPlays:
     """Every legal play for the player on roll, each resulting position once.
 
@@ -786,10 +819,20 @@ def play(position: Position, dice: Sequence[int], moves: Sequence[Move]) -> Play
     :raises InvalidPlayError: malformed moves or dice.
     :raises IllegalPlayError: the play breaks a rule.
     """
-    legal = legal_plays(position, dice)
-    d1, d2 = legal.dice
     if not isinstance(moves, (tuple, list)):
         raise InvalidPlayError(f"moves must be a sequence of (from, to) pairs: {moves!r}")
+    d1, d2 = check_dice(dice)
+    if len(moves) == (4 if d1 == d2 else 2):
+        # A play that uses every die is legal when each of its moves is: no play can use
+        # more dice, and the larger-die rule only concerns plays of one die. This spares the
+        # full generation on the common path (commands, replays, audits).
+        try:
+            result = apply_moves(position, (d1, d2), moves)
+        except (InvalidPlayError, IllegalPlayError):
+            pass  # let the full check below say why
+        else:
+            return Play(tuple((a, b) for a, b in moves), result)
+    legal = legal_plays(position, dice)
     where = f"position {position.position_id()}, dice {d1}-{d2}"
     if not legal:
         if moves:
