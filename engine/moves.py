@@ -725,10 +725,9 @@ def is_legal(position: Position, dice: Sequence[int], moves: Sequence[Move]) -> 
     return moves in legal_plays(position, dice) or (not moves and not legal_plays(position, dice))
 
 
-def _single_move(
-    me: list[int], opp: list[int], frm: int, to: int, dice_left: list[int], pid: str
-) -> int:
-    """Apply one move in place; return the die used.
+def _single_move(me: list[int], opp: list[int], frm: int, to: int, dice_left: list[int]) -> int:
+    """Apply one move in place; return the die used. (The caller adds the position to an
+    error's message: it is computed only when needed.)
 
     :raises InvalidPlayError: a move that no die could make.
     :raises IllegalPlayError: a move that breaks a rule, with the reason.
@@ -737,17 +736,13 @@ def _single_move(
         # type() rather than isinstance(): True and False are ints, but not points.
         raise InvalidPlayError(f"not a move: {(frm, to)!r}")
     if frm != BAR and me[BAR]:
-        raise IllegalPlayError(
-            f"{_fmt(frm, to)}: a checker on the bar must enter first (position {pid})"
-        )
+        raise IllegalPlayError(f"{_fmt(frm, to)}: a checker on the bar must enter first")
     if not me[frm]:
-        raise IllegalPlayError(f"{_fmt(frm, to)}: no checker on {_pt(frm)} (position {pid})")
+        raise IllegalPlayError(f"{_fmt(frm, to)}: no checker on {_pt(frm)}")
     dist = frm - to
     if to == 0:
         if any(me[7:26]):
-            raise IllegalPlayError(
-                f"{_fmt(frm, to)}: cannot bear off before all checkers are home (position {pid})"
-            )
+            raise IllegalPlayError(f"{_fmt(frm, to)}: cannot bear off before all checkers are home")
         if dist in dice_left:
             die = dist
         else:
@@ -755,23 +750,22 @@ def _single_move(
             if not higher:
                 raise IllegalPlayError(
                     f"{_fmt(frm, to)}: no die of {dist} or more left (dice left "
-                    f"{sorted(dice_left)}, position {pid})"
+                    f"{sorted(dice_left)})"
                 )
             if any(me[frm + 1 : 7]):
                 raise IllegalPlayError(
                     f"{_fmt(frm, to)}: a higher die bears off only from the highest point, "
-                    f"and there are checkers above {frm} (position {pid})"
+                    f"and there are checkers above {frm}"
                 )
             die = min(higher)
     else:
         if dist not in dice_left:
             raise IllegalPlayError(
-                f"{_fmt(frm, to)}: no die of {dist} left (dice left {sorted(dice_left)}, "
-                f"position {pid})"
+                f"{_fmt(frm, to)}: no die of {dist} left (dice left {sorted(dice_left)})"
             )
         die = dist
         if opp[25 - to] >= 2:
-            raise IllegalPlayError(f"{_fmt(frm, to)}: point {to} is blocked (position {pid})")
+            raise IllegalPlayError(f"{_fmt(frm, to)}: point {to} is blocked")
     dice_left.remove(die)
     me[frm] -= 1
     if to:
@@ -798,11 +792,13 @@ def apply_moves(position: Position, dice: Sequence[int], moves: Sequence[Move]) 
     if len(moves) > len(dice_left):
         raise InvalidPlayError(f"{len(moves)} moves for a throw of {d1}-{d2}")
     me, opp = list(position.me), list(position.opp)
-    pid = position.position_id()
-    for mv in moves:
-        if not isinstance(mv, (tuple, list)) or len(mv) != 2:
-            raise InvalidPlayError(f"not a move: {mv!r}")
-        _single_move(me, opp, mv[0], mv[1], dice_left, pid)
+    try:
+        for mv in moves:
+            if not isinstance(mv, (tuple, list)) or len(mv) != 2:
+                raise InvalidPlayError(f"not a move: {mv!r}")
+            _single_move(me, opp, mv[0], mv[1], dice_left)
+    except IllegalPlayError as exc:
+        raise IllegalPlayError(f"{exc} (position {position.position_id()})") from None
     return Position(tuple(me), tuple(opp))
 
 

@@ -63,7 +63,6 @@ def _reference_results(pos: Position, roll: tuple[int, int]) -> set[Position]:
     every sequence of moves, each die order; keep the most dice used, then the most pips."""
     a, b = roll
     orders = [(a,) * 4] if a == b else [(a, b), (b, a)]
-    pid = pos.position_id()
     found: dict[Position, tuple[int, int]] = {}
 
     def walk(me: list[int], opp: list[int], seq: tuple[int, ...], k: int, pips: int) -> None:
@@ -75,7 +74,7 @@ def _reference_results(pos: Position, roll: tuple[int, int]) -> set[Position]:
             if me[frm]:
                 me2, opp2 = me[:], opp[:]
                 try:
-                    _single_move(me2, opp2, frm, max(frm - seq[k], 0), [seq[k]], pid)
+                    _single_move(me2, opp2, frm, max(frm - seq[k], 0), [seq[k]])
                 except IllegalPlayError:
                     continue
                 walk(me2, opp2, seq, k + 1, pips + seq[k])
