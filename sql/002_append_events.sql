@@ -90,18 +90,16 @@ DECLARE
     ok_total integer := 0;
     last_pos bigint;
     next_pos bigint;
-    -- The rows to write, for the items that pass every check.
-    w_streams text[] := '{}';
-    w_versions bigint[] := '{}';
-    w_heads bytea[] := '{}';
-    w_commands uuid[] := '{}';
-    w_firsts bigint[] := '{}';
-    e_idx integer[] := '{}';        -- for each event written: its index in the flattened arrays
-    e_streams text[] := '{}';
-    e_versions bigint[] := '{}';
-    e_commands uuid[] := '{}';
-    e_prevs bytea[] := '{}';
-    e_hashes bytea[] := '{}';
+    -- The new head hash of each item that passes every check.
+    n_head bytea[] := array_fill(NULL::bytea, ARRAY[n]);
+    -- For each event to write: its item, its index in the flattened arrays, its version and
+    -- hashes. (Filled by index: assigning an element is cheap, concatenating copies.)
+    m integer := 0;
+    e_item integer[] := '{}';
+    e_idx integer[] := '{}';
+    e_version bigint[] := '{}';
+    e_prev bytea[] := '{}';
+    e_hash bytea[] := '{}';
 BEGIN
     IF p_partition IS NULL OR p_partition < 0
             OR cardinality(p_expected_versions) IS DISTINCT FROM n
@@ -144,18 +142,20 @@ BEGIN
         s_version[i] := r.version;
         s_head[i] := r.head_hash;
     END LOOP;
-    FOR r IN SELECT u.i AS i, u.s AS s FROM unnest(p_stream_ids, s_version) WITH ORDINALITY
-                 AS u(s, v, i)
-             WHERE u.v IS NULL ORDER BY u.s COLLATE "C" LOOP
-        INSERT INTO streams (stream_id, partition, version, head_hash)
-            VALUES (r.s, p_partition, 0, zero_hash)
-            ON CONFLICT (stream_id) DO NOTHING;
-        SELECT st.partition, st.version, st.head_hash INTO v_part, v_version, v_head
-            FROM streams st WHERE st.stream_id = r.s FOR UPDATE;
-        o_partition[r.i] := v_part;
-        s_version[r.i] := v_version;
-        s_head[r.i] := v_head;
-    END LOOP;
+    IF array_position(s_version, NULL) IS NOT NULL THEN
+        FOR r IN SELECT u.i AS i, u.s AS s FROM unnest(p_stream_ids, s_version) WITH ORDINALITY
+                     AS u(s, v, i)
+                 WHERE u.v IS NULL ORDER BY u.s COLLATE "C" LOOP
+            INSERT INTO streams (stream_id, partition, version, head_hash)
+                VALUES (r.s, p_partition, 0, zero_hash)
+                ON CONFLICT (stream_id) DO NOTHING;
+            SELECT st.partition, st.version, st.head_hash INTO v_part, v_version, v_head
+                FROM streams st WHERE st.stream_id = r.s FOR UPDATE;
+            o_partition[r.i] := v_part;
+            s_version[r.i] := v_version;
+            s_head[r.i] := v_head;
+        END LOOP;
+    END IF;
 
     -- 2. Commands already recorded: their stored outcome.
     FOR r IN SELECT u.i AS i, c.* FROM unnest(p_command_ids) WITH ORDINALITY AS u(id, i)
@@ -176,26 +176,22 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- 3. Partition and expected version.
-    FOR i IN 1..n LOOP
-        CONTINUE WHEN o_status[i] <> 'appended';
-        IF o_partition[i] <> p_partition THEN
-            o_status[i] := 'moved';
-        ELSIF p_expected_versions[i] IS NOT NULL AND p_expected_versions[i] <> s_version[i] THEN
-            o_status[i] := 'conflict';
-            o_version[i] := s_version[i];
-        END IF;
-    END LOOP;
-
-    -- 4. Each chain head against the stream's stored last event.
+    -- 3. Partition and expected version; 4. each chain head against the stream's stored last
+    --    event. (One pass: the join yields every item.)
     FOR r IN SELECT u.i AS i, u.v AS v, e.hash AS hash
              FROM unnest(p_stream_ids, s_version) WITH ORDINALITY AS u(s, v, i)
              LEFT JOIN events e ON e.stream_id = u.s AND e.version = u.v LOOP
-        CONTINUE WHEN o_status[r.i] <> 'appended';
-        IF (r.v = 0 AND s_head[r.i] <> zero_hash)
-                OR (r.v > 0 AND r.hash IS DISTINCT FROM s_head[r.i]) THEN
-            o_status[r.i] := 'chain_broken';
-            o_version[r.i] := r.v;
+        i := r.i;
+        CONTINUE WHEN o_status[i] <> 'appended';
+        IF o_partition[i] <> p_partition THEN
+            o_status[i] := 'moved';
+        ELSIF p_expected_versions[i] IS NOT NULL AND p_expected_versions[i] <> r.v THEN
+            o_status[i] := 'conflict';
+            o_version[i] := r.v;
+        ELSIF (r.v = 0 AND s_head[i] <> zero_hash)
+                OR (r.v > 0 AND r.hash IS DISTINCT FROM s_head[i]) THEN
+            o_status[i] := 'chain_broken';
+            o_version[i] := r.v;
         END IF;
     END LOOP;
 
@@ -207,11 +203,11 @@ BEGIN
         FOR j IN 1..p_counts[i] LOOP
             k := firsts[i] + j - 1;
             t := convert_to(p_types[k], 'UTF8');
-            e_idx := e_idx || k;
-            e_streams := e_streams || p_stream_ids[i];
-            e_versions := e_versions || (s_version[i] + j);
-            e_commands := e_commands || p_command_ids[i];
-            e_prevs := e_prevs || h;
+            m := m + 1;
+            e_item[m] := i;
+            e_idx[m] := k;
+            e_version[m] := s_version[i] + j;
+            e_prev[m] := h;
             h := sha256(
                 h
                 || int4send(octet_length(sid)) || sid
@@ -219,28 +215,26 @@ BEGIN
                 || int4send(octet_length(t)) || t
                 || int4send(p_schema_versions[k])
                 || int4send(octet_length(p_datas[k])) || p_datas[k]);
-            e_hashes := e_hashes || h;
+            e_hash[m] := h;
         END LOOP;
+        n_head[i] := h;
         o_first_version[i] := s_version[i] + 1;
         o_last_version[i] := s_version[i] + p_counts[i];
         o_recorded_at[i] := now_ts;
-        w_streams := w_streams || p_stream_ids[i];
-        w_versions := w_versions || (s_version[i] + p_counts[i]);
-        w_heads := w_heads || h;
-        w_commands := w_commands || p_command_ids[i];
-        w_firsts := w_firsts || (s_version[i] + 1);
         ok_total := ok_total + p_counts[i];
     END LOOP;
 
     IF ok_total > 0 THEN
         -- 5. Stream heads and command outcomes.
         UPDATE streams st SET version = u.v, head_hash = u.h
-            FROM unnest(w_streams, w_versions, w_heads) AS u(s, v, h)
-            WHERE st.stream_id = u.s;
+            FROM unnest(p_stream_ids, o_last_version, n_head) AS u(s, v, h)
+            WHERE u.h IS NOT NULL AND st.stream_id = u.s;
         INSERT INTO commands (command_id, partition, stream_id, first_version, last_version,
                               recorded_at)
             SELECT u.c, p_partition, u.s, u.f, u.v, now_ts
-            FROM unnest(w_commands, w_streams, w_firsts, w_versions) AS u(c, s, f, v);
+            FROM unnest(p_command_ids, p_stream_ids, o_first_version, o_last_version, n_head)
+                 AS u(c, s, f, v, h)
+            WHERE u.h IS NOT NULL;
 
         -- 6. Positions: the partition counter row, locked until commit.
         UPDATE log_partitions lp SET head = lp.head + ok_total WHERE lp.partition = p_partition
@@ -262,10 +256,10 @@ BEGIN
         -- 7. The events, and a wake-up for tailing readers.
         INSERT INTO events (partition, position, stream_id, version, type, schema_version, data,
                             command_id, prev_hash, hash, recorded_at)
-            SELECT p_partition, last_pos - ok_total + u.o, u.s, u.v, p_types[u.k],
-                   p_schema_versions[u.k], p_datas[u.k], u.c, u.ph, u.h, now_ts
-            FROM unnest(e_idx, e_streams, e_versions, e_commands, e_prevs, e_hashes)
-                 WITH ORDINALITY AS u(k, s, v, c, ph, h, o);
+            SELECT p_partition, last_pos - ok_total + u.o, p_stream_ids[u.it], u.v, p_types[u.k],
+                   p_schema_versions[u.k], p_datas[u.k], p_command_ids[u.it], u.ph, u.h, now_ts
+            FROM unnest(e_item, e_idx, e_version, e_prev, e_hash)
+                 WITH ORDINALITY AS u(it, k, v, ph, h, o);
         PERFORM pg_notify('chouette_events', p_partition || ':' || last_pos);
     END IF;
 
