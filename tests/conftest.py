@@ -19,6 +19,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -112,9 +113,18 @@ def embedded_server() -> Iterator[EmbeddedPostgres]:
     server = start_embedded(root / "pgdata", delete_on_exit=True)
     # A throwaway server: durability buys nothing here, and every test creates a database.
     asyncio.run(_execute(server.url, "ALTER SYSTEM SET fsync = off", "SELECT pg_reload_conf()"))
+    # A run stopped by SIGTERM (a timeout) would otherwise leave the server running: let pytest
+    # unwind as on Ctrl-C, which runs this fixture's teardown.
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
     try:
         yield server
     finally:
+        signal.signal(signal.SIGTERM, previous)
         server.stop()
         shutil.rmtree(root, ignore_errors=True)
 
