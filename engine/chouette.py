@@ -51,7 +51,6 @@ engine.errors.CubeError: ann (captain) cannot double cat's cube: each member dou
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
@@ -78,6 +77,7 @@ from engine.game import (
 from engine.matchid import CENTRED, DROPPED, GAME_OVER, PLAYING, RESIGNED, MatchState
 from engine.moves import Move, Play, can_move, check_dice, legal_plays, play
 from engine.position import CHECKERS, OFF, Position
+from engine.values import replace
 
 # -- options and vocabulary -----------------------------------------------------------------
 
@@ -495,9 +495,7 @@ class ChouetteGame:
 
     def _with(self, *changed: MemberGame) -> ChouetteGame:
         by_name = {m.player: m for m in changed}
-        return dataclasses.replace(
-            self, members=tuple(by_name.get(m.player, m) for m in self.members)
-        )
+        return replace(self, members=tuple(by_name.get(m.player, m) for m in self.members))
 
     def _counted(self, m: MemberGame, result: Result) -> Result:
         if self.options.jacoby and not m.turned:
@@ -518,17 +516,15 @@ class ChouetteGame:
             result=result,
             cube=cube,
         )
-        done = dataclasses.replace(m, pending=None, resignation=None, settlement=s)
+        done = replace(m, pending=None, resignation=None, settlement=s)
         # A member gone before the box answered their initial double leaves the batch.
         batch = tuple((p, a) for p, a in self.batch if p != member or a is not None)
         if all(a is not None for _, a in batch):
             batch = ()
-        return dataclasses.replace(
-            self._with(done), settlements=(*self.settlements, s), batch=batch
-        )
+        return replace(self._with(done), settlements=(*self.settlements, s), batch=batch)
 
     def _pass_turn(self, p: Play) -> ChouetteGame:
-        return dataclasses.replace(
+        return replace(
             self,
             position=p.result.swap(),
             turn=Side(1 - self.turn),
@@ -570,8 +566,8 @@ class Chouette:
         order = LineOrder.start(players)
         ch = cls(options=options or ChouetteOptions(), ledger=Ledger((p, 0) for p in players))
         if order.is_settled:
-            return dataclasses.replace(ch, line=order.line)
-        return dataclasses.replace(ch, ordering=order)
+            return replace(ch, line=order.line)
+        return replace(ch, ordering=order)
 
     @classmethod
     def from_line(cls, line: Iterable[str], options: ChouetteOptions | None = None) -> Chouette:
@@ -768,9 +764,7 @@ class Chouette:
         :raises ChouetteError: a bad id, or already at the table.
         """
         self._check(player, Action.JOIN, None)
-        return dataclasses.replace(
-            self, line=(*self.line, player), ledger=self.ledger.with_player(player)
-        )
+        return replace(self, line=(*self.line, player), ledger=self.ledger.with_player(player))
 
     def leave(self, player: str) -> Chouette:
         """``player`` leaves the chouette; their ledger entry stays.
@@ -787,11 +781,11 @@ class Chouette:
         if self.ordering is not None:
             order = self.ordering.without(player)
             if order.is_settled:
-                return dataclasses.replace(self, ordering=None, line=order.line + line)
-            return dataclasses.replace(self, ordering=order, line=line)
+                return replace(self, ordering=None, line=order.line + line)
+            return replace(self, ordering=order, line=line)
         g = self.game
         if not self.in_progress or g is None:
-            return dataclasses.replace(self, line=line)
+            return replace(self, line=line)
         if player == g.box:
             for stake in g.members:
                 if stake.in_game:
@@ -816,8 +810,8 @@ class Chouette:
             raise ChouetteError("the line is settled: nobody throws for it")
         order = self.ordering.throw(throws)
         if order.is_settled:
-            return dataclasses.replace(self, ordering=None, line=order.line + self.line)
-        return dataclasses.replace(self, ordering=order)
+            return replace(self, ordering=None, line=order.line + self.line)
+        return replace(self, ordering=order)
 
     # -- a game ----------------------------------------------------------------------------
 
@@ -839,7 +833,7 @@ class Chouette:
             members=tuple(MemberGame(p) for p in self.line[1:]),
             options=self.options,
         )
-        return dataclasses.replace(self, game=game)
+        return replace(self, game=game)
 
     def _start_error(self) -> IllegalActionError | None:
         if self.ordering is not None:
@@ -873,18 +867,12 @@ class Chouette:
         if first is None:
             if g.auto_doubles < self.options.auto_doubles:
                 g = g._with(
-                    *(
-                        dataclasses.replace(m, cube=Cube(m.cube.value * 2, None))
-                        for m in g.members
-                        if m.in_game
-                    )
+                    *(replace(m, cube=Cube(m.cube.value * 2, None)) for m in g.members if m.in_game)
                 )
-                g = dataclasses.replace(g, auto_doubles=g.auto_doubles + 1)
-            return dataclasses.replace(self, game=g)
+                g = replace(g, auto_doubles=g.auto_doubles + 1)
+            return replace(self, game=g)
         dice = (box_die, captain_die) if first == 0 else (captain_die, box_die)
-        return dataclasses.replace(
-            self, game=dataclasses.replace(g, turn=Side(first), phase=Phase.MOVE, dice=dice)
-        )
+        return replace(self, game=replace(g, turn=Side(first), phase=Phase.MOVE, dice=dice))
 
     def roll(self, player: str, dice: Sequence[int]) -> Chouette:
         """The box, or the (acting) captain for the team, rolls. Every double and offer must
@@ -901,10 +889,10 @@ class Chouette:
         self._check(player, Action.ROLL, None)
         g = self._current("roll")
         d = check_dice(dice)
-        g = dataclasses.replace(g, phase=Phase.MOVE, dice=d)
+        g = replace(g, phase=Phase.MOVE, dice=d)
         if not can_move(g.position, d):
             g = g._pass_turn(Play((), g.position))
-        return dataclasses.replace(self, game=g)
+        return replace(self, game=g)
 
     def move(self, player: str, moves: Sequence[Move]) -> Chouette:
         """The box, or the (acting) captain for the team, plays ``moves`` (``(from, to)``
@@ -920,13 +908,13 @@ class Chouette:
         assert g.dice is not None
         p = play(g.position, g.dice, moves)
         if p.result.me[OFF] < CHECKERS:
-            return dataclasses.replace(self, game=g._pass_turn(p))
+            return replace(self, game=g._pass_turn(p))
         won = classify_win(p.result)
-        g = dataclasses.replace(g, position=p.result, dice=None, last_play=p)
+        g = replace(g, position=p.result, dice=None, last_play=p)
         for m in g.members:
             if m.in_game:
                 g = g._settle(m.player, g.turn, g._counted(m, won), m.cube.value, How.BEAR_OFF)
-        return self._after(dataclasses.replace(g, phase=Phase.OVER))
+        return self._after(replace(g, phase=Phase.OVER))
 
     def play(self, player: str, chosen: Play) -> Chouette:
         """Like :meth:`move` with a :class:`~engine.moves.Play` from :meth:`legal_plays`."""
@@ -970,8 +958,8 @@ class Chouette:
                 owner_if_taken=1 - side,
                 drop_value=m.cube.value,
             )
-            offers.append(dataclasses.replace(m, pending=pending))
-        return dataclasses.replace(self, game=g._with(*offers))
+            offers.append(replace(m, pending=pending))
+        return replace(self, game=g._with(*offers))
 
     def take(self, player: str, member: str | None = None) -> Chouette:
         """Take a double: a member on their own cube (``member`` omitted), or the box on
@@ -997,12 +985,10 @@ class Chouette:
             assert m is not None and m.pending is not None
             p = m.pending
             taken.append(
-                dataclasses.replace(
-                    m, cube=Cube(p.value, p.owner_if_taken), pending=None, turned=True
-                )
+                replace(m, cube=Cube(p.value, p.owner_if_taken), pending=None, turned=True)
             )
         batch = self._batch_after(g, player, names, True)
-        return self._after(dataclasses.replace(g._with(*taken), batch=batch))
+        return self._after(replace(g._with(*taken), batch=batch))
 
     def drop(self, player: str, member: str | None = None) -> Chouette:
         """Drop a double (``member`` as for :meth:`take`): the doubler wins the value before
@@ -1021,7 +1007,7 @@ class Chouette:
         :raises NotYourTurnError: the answer is the other side's.
         """
         g, names = self._answering(player, Action.DROP, member)
-        g = dataclasses.replace(g, batch=self._batch_after(g, player, names, False))
+        g = replace(g, batch=self._batch_after(g, player, names, False))
         for name in names:
             m = g.member(name)
             assert m is not None and m.pending is not None
@@ -1049,7 +1035,7 @@ class Chouette:
             assert m is not None and m.pending is not None
             p = m.pending
             beavered.append(
-                dataclasses.replace(
+                replace(
                     m,
                     pending=PendingDouble(
                         doubler=p.doubler,
@@ -1062,7 +1048,7 @@ class Chouette:
                 )
             )
         batch = self._batch_after(g, player, names, True)
-        return self._after(dataclasses.replace(g._with(*beavered), batch=batch))
+        return self._after(replace(g._with(*beavered), batch=batch))
 
     def resign(self, player: str, level: int, members: Iterable[str] | None = None) -> Chouette:
         """Offer to resign a single (1), gammon (2) or backgammon (3), before the roll.
@@ -1084,8 +1070,8 @@ class Chouette:
         for name in names:
             m = g.member(name)
             assert m is not None
-            offers.append(dataclasses.replace(m, resignation=Resignation(side, Result(level))))
-        return dataclasses.replace(self, game=g._with(*offers))
+            offers.append(replace(m, resignation=Resignation(side, Result(level))))
+        return replace(self, game=g._with(*offers))
 
     def accept(self, player: str, member: str | None = None) -> Chouette:
         """Accept a resignation offer: a member accepts the box's offer to them, or the box
@@ -1116,7 +1102,7 @@ class Chouette:
         for name in names:
             m = g.member(name)
             assert m is not None
-            declined.append(dataclasses.replace(m, resignation=None))
+            declined.append(replace(m, resignation=None))
         return self._after(g._with(*declined))
 
     # -- text ------------------------------------------------------------------------------
@@ -1497,7 +1483,7 @@ class Chouette:
         if player != g.box:
             return batch
         for name in names:
-            formed = self._half_batch(dataclasses.replace(g, batch=batch), name)
+            formed = self._half_batch(replace(g, batch=batch), name)
             if formed:
                 batch = tuple((p, took if p == name else a) for p, a in formed)
                 if all(a is not None for _, a in batch):
@@ -1594,11 +1580,11 @@ class Chouette:
             g, line = _pass_captaincy(g, line)
         history = self.history
         if not g.is_over and not g.in_game:
-            g = dataclasses.replace(g, phase=Phase.OVER, dice=None)
+            g = replace(g, phase=Phase.OVER, dice=None)
         if g.is_over:
             line = _rotate(g, line)
             history = (*history, g)
-        return dataclasses.replace(self, game=g, line=line, ledger=ledger, history=history)
+        return replace(self, game=g, line=line, ledger=ledger, history=history)
 
 
 _VERBS = {
@@ -1662,7 +1648,7 @@ def _pass_captaincy(g: ChouetteGame, line: tuple[str, ...]) -> tuple[ChouetteGam
     new = remaining[0]
     rest = [p for p in line[1:] if p not in (g.captain, new)]
     tail = [g.captain] if g.captain in line else []
-    return dataclasses.replace(g, captain=new), (line[0], new, *rest, *tail)
+    return replace(g, captain=new), (line[0], new, *rest, *tail)
 
 
 def _rotate(g: ChouetteGame, line: tuple[str, ...]) -> tuple[str, ...]:

@@ -21,7 +21,6 @@ engine.errors.CubeError: player 1 cannot double: player 0 owns the cube
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
@@ -37,6 +36,7 @@ from engine.errors import (
 from engine.matchid import CENTRED, DROPPED, GAME_OVER, PLAYING, RESIGNED, MatchState
 from engine.moves import Move, Play, can_move, check_dice, legal_plays, play
 from engine.position import BAR, CHECKERS, OFF, Position
+from engine.values import replace
 
 
 class Phase(StrEnum):
@@ -335,14 +335,14 @@ class Game:
         first = opening_winner(die0, die1)
         if first is None:
             if self.auto_doubles < self.options.auto_doubles and self.options.cube:
-                return dataclasses.replace(
+                return replace(
                     self,
                     cube=Cube(self.cube.value * 2, None),
                     auto_doubles=self.auto_doubles + 1,
                 )
             return self
         dice = (die0, die1) if first == 0 else (die1, die0)
-        return dataclasses.replace(self, turn=first, phase=Phase.MOVE, dice=dice)
+        return replace(self, turn=first, phase=Phase.MOVE, dice=dice)
 
     def roll(self, player: int, dice: Sequence[int]) -> Game:
         """The player on turn rolls. With no legal play the turn passes at once.
@@ -352,7 +352,7 @@ class Game:
         """
         self._require(Phase.ROLL, "roll", player)
         d = check_dice(dice)
-        game = dataclasses.replace(self, phase=Phase.MOVE, dice=d)
+        game = replace(self, phase=Phase.MOVE, dice=d)
         if not can_move(self.position, d):
             return game._pass_turn(Play((), self.position))
         return game
@@ -395,7 +395,7 @@ class Game:
             owner_if_taken=opp,
             drop_value=self.cube.value,
         )
-        return dataclasses.replace(self, phase=Phase.DOUBLED, pending=pending)
+        return replace(self, phase=Phase.DOUBLED, pending=pending)
 
     def take(self, player: int) -> Game:
         """The doubled player takes (after a beaver: the original doubler takes).
@@ -403,7 +403,7 @@ class Game:
         :raises CubeError: no double pending for this player.
         """
         pending = self._pending(player, "take")
-        return dataclasses.replace(
+        return replace(
             self,
             phase=Phase.ROLL,
             pending=None,
@@ -422,7 +422,7 @@ class Game:
             # The beaverer took the double (and turned the cube again): the game ends with them
             # holding it at the value before the beaver, as GNU Backgammon records it.
             cube = Cube(pending.drop_value, pending.owner_if_taken)
-        return dataclasses.replace(
+        return replace(
             self,
             phase=Phase.OVER,
             pending=None,
@@ -440,7 +440,7 @@ class Game:
             raise CubeError("beavers are not allowed at this table")
         if pending.beavered:
             raise CubeError("the double has already been beavered")
-        return dataclasses.replace(
+        return replace(
             self,
             pending=PendingDouble(
                 doubler=pending.doubler,
@@ -461,14 +461,14 @@ class Game:
         self._require(Phase.ROLL, "offer to resign", player, ResignationError)
         if level not in (1, 2, 3) or isinstance(level, bool):
             raise ResignationError(f"resignation level must be 1, 2 or 3: {level!r}")
-        return dataclasses.replace(
+        return replace(
             self, phase=Phase.RESIGNATION, resignation=Resignation(player, Result(level))
         )
 
     def accept(self, player: int) -> Game:
         """The opponent accepts the resignation: the game ends at that value × cube."""
         offer = self._offer(player, "accept")
-        return dataclasses.replace(
+        return replace(
             self,
             phase=Phase.OVER,
             resignation=None,
@@ -478,14 +478,14 @@ class Game:
     def decline(self, player: int) -> Game:
         """The opponent declines the resignation: play goes on."""
         self._offer(player, "decline")
-        return dataclasses.replace(self, phase=Phase.ROLL, resignation=None)
+        return replace(self, phase=Phase.ROLL, resignation=None)
 
     # -- internals ----------------------------------------------------------------------------
 
     def _after_play(self, p: Play) -> Game:
         if p.result.me[OFF] == CHECKERS:
             won = classify_win(p.result)
-            return dataclasses.replace(
+            return replace(
                 self,
                 position=p.result,
                 phase=Phase.OVER,
@@ -495,7 +495,7 @@ class Game:
         return self._pass_turn(p)
 
     def _pass_turn(self, p: Play) -> Game:
-        return dataclasses.replace(
+        return replace(
             self,
             position=p.result.swap(),
             turn=other(self.turn),

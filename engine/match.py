@@ -13,12 +13,12 @@ A :class:`Session` holds the score and the current game. Actions on the game go 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.errors import GameOverError, IllegalActionError
 from engine.game import Game, GameOptions, GameResult
+from engine.values import replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ class Session:
     def money(cls, options: GameOptions | None = None) -> Session:
         """Money play under ``options``, its first game started."""
         opts = options or GameOptions()
-        return cls(length=0, money_options=dataclasses.replace(opts, cube=True)).next_game()
+        return cls(length=0, money_options=replace(opts, cube=True)).next_game()
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -100,7 +100,7 @@ class Session:
             raise GameOverError("the match is over")
         if self.game is not None and not self.game.is_over:
             raise IllegalActionError("the current game has not ended")
-        return dataclasses.replace(self, game=Game.new(self.game_options()))
+        return replace(self, game=Game.new(self.game_options()))
 
     def act(self, action: Callable[[Game], Game]) -> Session:
         """Apply ``action`` to the current game; score it if it ends."""
@@ -110,7 +110,7 @@ class Session:
             raise GameOverError("the game is over; start the next one")
         game = action(self.game)
         if not game.is_over:
-            return dataclasses.replace(self, game=game)
+            return replace(self, game=game)
         assert game.result is not None
         return self._scored(game, game.result)
 
@@ -124,7 +124,7 @@ class Session:
             elif not post and max(score) < self.length and self.length - 1 in score:
                 # The first time a player comes within one point: the next game is Crawford.
                 crawford = True
-        return dataclasses.replace(
+        return replace(
             self,
             game=game,
             score=(score[0], score[1]),

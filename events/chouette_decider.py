@@ -9,13 +9,12 @@ A game that ends is followed by ``game_ended`` (every member's settlement agains
 
 from __future__ import annotations
 
-import dataclasses
-
 from engine.chouette import Chouette, ChouetteOptions, Consultation, CubeMode
 from engine.errors import IllegalActionError
 from engine.game import Phase
 from engine.moves import play as engine_play
 from engine.notation import format_play, parse_play
+from engine.values import replace
 from events import commands as c
 from events import types as e
 from events.decider import (
@@ -213,7 +212,7 @@ def evolve(s: TableState, event: e.Event) -> TableState:
     ch = s.chouette
     if isinstance(event, e.PlayerJoined):
         new = ch.join(event.player) if ch is not None else None
-        return dataclasses.replace(
+        return replace(
             s,
             members=(*s.members, event.player),
             names=(*s.names, (event.player, event.display_name or event.player)),
@@ -221,13 +220,11 @@ def evolve(s: TableState, event: e.Event) -> TableState:
         )
     if isinstance(event, e.PlayerLeft):
         new = ch.leave(event.player) if ch is not None else None
-        return dataclasses.replace(
-            s, members=tuple(p for p in s.members if p != event.player), chouette=new
-        )
+        return replace(s, members=tuple(p for p in s.members if p != event.player), chouette=new)
     if isinstance(event, e.GameStarted):
         # The first game throws for the line next (line_throw), then starts.
         new = Chouette.new(s.members, options_of(s.options)) if ch is None else ch.start_game()
-        return dataclasses.replace(
+        return replace(
             s,
             chouette=new,
             game_no=event.game,
@@ -244,11 +241,9 @@ def evolve(s: TableState, event: e.Event) -> TableState:
         new = ch.order_throw(event.throws)
         if new.ordering is None:
             new = new.start_game()
-        return dataclasses.replace(s, chouette=new, dice_counter=s.dice_counter + len(event.throws))
+        return replace(s, chouette=new, dice_counter=s.dice_counter + len(event.throws))
     if isinstance(event, e.OpeningThrow):
-        return dataclasses.replace(
-            s, chouette=ch.opening_throw(*event.dice), dice_counter=s.dice_counter + 2
-        )
+        return replace(s, chouette=ch.opening_throw(*event.dice), dice_counter=s.dice_counter + 2)
     if isinstance(event, e.GameEnded):
         if ch.in_progress or ch.game is None:
             raise IllegalActionError("game_ended recorded while the game is still in play")
@@ -257,7 +252,7 @@ def evolve(s: TableState, event: e.Event) -> TableState:
             raise IllegalActionError(
                 f"game_ended settlements {event.settlements!r} differ from the rules' {expected!r}"
             )
-        return dataclasses.replace(s, in_game=False)
+        return replace(s, in_game=False)
     if isinstance(event, e.LineRotated):
         if list(ch.line) != list(event.line):
             raise IllegalActionError(
@@ -266,25 +261,21 @@ def evolve(s: TableState, event: e.Event) -> TableState:
         return s
     player = getattr(event, "player", "")
     if isinstance(event, e.DiceRolled):
-        return dataclasses.replace(
-            s, chouette=ch.roll(player, event.dice), dice_counter=s.dice_counter + 2
-        )
+        return replace(s, chouette=ch.roll(player, event.dice), dice_counter=s.dice_counter + 2)
     if isinstance(event, e.CheckersMoved):
-        return dataclasses.replace(s, chouette=ch.move(player, [(a, b) for a, b in event.moves]))
+        return replace(s, chouette=ch.move(player, [(a, b) for a, b in event.moves]))
     if isinstance(event, e.CubeOffered):
-        return dataclasses.replace(s, chouette=ch.double(player, list(event.cubes) or None))
+        return replace(s, chouette=ch.double(player, list(event.cubes) or None))
     if isinstance(event, e.CubeTaken):
-        return dataclasses.replace(s, chouette=ch.take(player, event.cube or None))
+        return replace(s, chouette=ch.take(player, event.cube or None))
     if isinstance(event, e.CubeDropped):
-        return dataclasses.replace(s, chouette=ch.drop(player, event.cube or None))
+        return replace(s, chouette=ch.drop(player, event.cube or None))
     if isinstance(event, e.CubeBeavered):
-        return dataclasses.replace(s, chouette=ch.beaver(player, event.cube or None))
+        return replace(s, chouette=ch.beaver(player, event.cube or None))
     if isinstance(event, e.ResignationOffered):
-        return dataclasses.replace(
-            s, chouette=ch.resign(player, event.level, list(event.to) or None)
-        )
+        return replace(s, chouette=ch.resign(player, event.level, list(event.to) or None))
     if isinstance(event, e.ResignationAccepted):
-        return dataclasses.replace(s, chouette=ch.accept(player, event.cube or None))
+        return replace(s, chouette=ch.accept(player, event.cube or None))
     if isinstance(event, e.ResignationDeclined):
-        return dataclasses.replace(s, chouette=ch.decline(player, event.cube or None))
+        return replace(s, chouette=ch.decline(player, event.cube or None))
     raise IllegalActionError(f"{e.tag(event)} does not apply to a chouette")

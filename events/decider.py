@@ -12,7 +12,6 @@ commitment and seed of each game, so the decider stays pure and every throw can 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -23,6 +22,7 @@ from engine.match import Session
 from engine.moves import Move as EngineMove
 from engine.moves import play as engine_play
 from engine.notation import format_play, parse_play
+from engine.values import replace
 from events import commands as c
 from events import types as e
 
@@ -90,7 +90,6 @@ class TableState:
     match_winner: str = ""
     ledger: tuple[tuple[str, int], ...] = ()
     """Money won (positive) and lost per player over the table's life."""
-    last_event: str = ""
 
     @property
     def max_players(self) -> int:
@@ -323,7 +322,7 @@ def _after_action(state: TableState, game: Game, dice: DiceSource) -> list[e.Eve
             e.MatchEnded(winner=state.seats[session.winner] or "", score=list(session.score))
         )
     else:
-        nxt = dataclasses.replace(state, game_no=state.game_no)
+        nxt = replace(state, game_no=state.game_no)
         events.append(_game_started(nxt, dice, list(state.seats)))  # type: ignore[arg-type]
     return events
 
@@ -339,21 +338,27 @@ def _game_started(state: TableState, dice: DiceSource, players: list[str]) -> e.
 def evolve(state: TableState, event: e.Event) -> TableState:
     """The state after ``event``. Pure; raises if the event does not fit the state (which an
     audit reports as an illegal event)."""
-    s = dataclasses.replace(state, version=state.version + 1, last_event=e.tag(event))
     if isinstance(event, e.TableCreated):
-        return dataclasses.replace(
-            s,
+        s = replace(
+            state,
             table_id=event.table_id,
             kind=event.kind,
             options=event.options,
             created_by=event.created_by,
             name=event.name,
         )
-    if s.kind == "chouette":
+    elif state.kind == "chouette":
         from events.chouette_decider import evolve as evolve_chouette
 
-        return evolve_chouette(s, event)
-    return _evolve_duel(s, event)
+        s = evolve_chouette(state, event)
+    else:
+        s = _evolve_duel(state, event)
+    if s is state:
+        return replace(state, version=state.version + 1)
+    # ``s`` is a copy made just now and seen by nobody else: give it its version in place
+    # rather than copying it again (a fold makes one such copy per event).
+    object.__setattr__(s, "version", state.version + 1)
+    return s
 
 
 def _evolve_duel(s: TableState, event: e.Event) -> TableState:
@@ -362,10 +367,10 @@ def _evolve_duel(s: TableState, event: e.Event) -> TableState:
         assert event.seat is not None
         seats[event.seat] = event.player
         names = (*s.names, (event.player, event.display_name or event.player))
-        return dataclasses.replace(s, seats=(seats[0], seats[1]), names=names)
+        return replace(s, seats=(seats[0], seats[1]), names=names)
     if isinstance(event, e.PlayerLeft):
         left = tuple(None if p == event.player else p for p in s.seats)
-        return dataclasses.replace(s, seats=(left[0], left[1]))
+        return replace(s, seats=(left[0], left[1]))
     if isinstance(event, e.GameStarted):
         session = s.session
         if session is None:
@@ -379,7 +384,7 @@ def _evolve_duel(s: TableState, event: e.Event) -> TableState:
             )
         else:
             session = session.next_game()
-        return dataclasses.replace(
+        return replace(
             s,
             session=session,
             game_no=event.game,
@@ -389,7 +394,7 @@ def _evolve_duel(s: TableState, event: e.Event) -> TableState:
             client_seeds=(),
         )
     if isinstance(event, e.MatchEnded):
-        return dataclasses.replace(s, match_winner=event.winner)
+        return replace(s, match_winner=event.winner)
     if isinstance(event, e.ClientSeedAdded):
         return evolve_seed(s, event)
     if isinstance(event, e.GameEnded):
@@ -399,14 +404,14 @@ def _evolve_duel(s: TableState, event: e.Event) -> TableState:
         ledger = dict(s.ledger)
         for st in event.settlements:
             ledger[st.player] = ledger.get(st.player, 0) + st.amount
-        return dataclasses.replace(s, in_game=False, ledger=tuple(ledger.items()))
+        return replace(s, in_game=False, ledger=tuple(ledger.items()))
     session = s.session
     if session is None:
         raise IllegalActionError(f"{e.tag(event)} before any game")
     actor = getattr(event, "player", None)
     seat = s.seat_of(actor) if actor is not None else None
     if isinstance(event, e.OpeningThrow):
-        return dataclasses.replace(
+        return replace(
             s,
             session=session.act(lambda g: g.opening_throw(*event.dice)),
             dice_counter=s.dice_counter + 2,
@@ -414,7 +419,7 @@ def _evolve_duel(s: TableState, event: e.Event) -> TableState:
     if seat is None:
         raise IllegalActionError(f"{e.tag(event)} by {actor!r}, who is not seated")
     if isinstance(event, e.DiceRolled):
-        return dataclasses.replace(
+        return replace(
             s,
             session=session.act(lambda g: g.roll(seat, event.dice)),
             dice_counter=s.dice_counter + 2,
@@ -432,13 +437,13 @@ def _evolve_duel(s: TableState, event: e.Event) -> TableState:
     act = actions.get(type(event))
     if act is None:
         raise IllegalActionError(f"{e.tag(event)} does not apply to a {s.kind} table")
-    return dataclasses.replace(s, session=session.act(act))
+    return replace(s, session=session.act(act))
 
 
 def evolve_seed(s: TableState, event: e.ClientSeedAdded) -> TableState:
     if not s.in_game or s.dice_counter or event.game != s.game_no:
         raise IllegalActionError("a client seed recorded after the game's first throw")
-    return dataclasses.replace(s, client_seeds=(*s.client_seeds, event.seed))
+    return replace(s, client_seeds=(*s.client_seeds, event.seed))
 
 
 def fold(events: Iterable[e.Event], state: TableState | None = None) -> TableState:
