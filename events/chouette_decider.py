@@ -25,6 +25,7 @@ from events.decider import (
     TableState,
     add_seed,
     evolve_seed,
+    game_started,
 )
 
 
@@ -224,15 +225,7 @@ def evolve(s: TableState, event: e.Event) -> TableState:
     if isinstance(event, e.GameStarted):
         # The first game throws for the line next (line_throw), then starts.
         new = Chouette.new(s.members, options_of(s.options)) if ch is None else ch.start_game()
-        return replace(
-            s,
-            chouette=new,
-            game_no=event.game,
-            in_game=True,
-            dice_counter=0,
-            commitment=event.dice_commitment,
-            client_seeds=(),
-        )
+        return game_started(s, event, chouette=new)
     if isinstance(event, e.ClientSeedAdded):
         return evolve_seed(s, event)
     if ch is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.errors import IllegalActionError, NotYourTurnError
 from engine.game import Game, GameOptions, Phase
@@ -384,15 +384,7 @@ def _evolve_duel(s: TableState, event: e.Event) -> TableState:
             )
         else:
             session = session.next_game()
-        return replace(
-            s,
-            session=session,
-            game_no=event.game,
-            in_game=True,
-            dice_counter=0,
-            commitment=event.dice_commitment,
-            client_seeds=(),
-        )
+        return game_started(s, event, session=session)
     if isinstance(event, e.MatchEnded):
         return replace(s, match_winner=event.winner)
     if isinstance(event, e.ClientSeedAdded):
@@ -438,6 +430,20 @@ def _evolve_duel(s: TableState, event: e.Event) -> TableState:
     if act is None:
         raise IllegalActionError(f"{e.tag(event)} does not apply to a {s.kind} table")
     return replace(s, session=session.act(act))
+
+
+def game_started(s: TableState, event: e.GameStarted, **changes: Any) -> TableState:
+    """The state as a game starts (for every kind of table): its number, commitment, a fresh
+    dice counter and no client seeds yet, plus the kind's own ``changes``."""
+    return replace(
+        s,
+        game_no=event.game,
+        in_game=True,
+        dice_counter=0,
+        commitment=event.dice_commitment,
+        client_seeds=(),
+        **changes,
+    )
 
 
 def evolve_seed(s: TableState, event: e.ClientSeedAdded) -> TableState:

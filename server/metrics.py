@@ -33,9 +33,11 @@ class Metric:
         return [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} {self.kind}"]
 
 
-class Counter(Metric):
-    def __init__(self, name: str, help_: str) -> None:
-        super().__init__(name, help_, "counter")
+class _Values(Metric):
+    """A metric with one number per set of labels."""
+
+    def __init__(self, name: str, help_: str, kind: str) -> None:
+        super().__init__(name, help_, kind)
         self.values: dict[Labels, float] = defaultdict(float)
 
     def inc(self, amount: float = 1.0, **labels: str) -> None:
@@ -47,21 +49,17 @@ class Counter(Metric):
         ]
 
 
-class Gauge(Metric):
+class Counter(_Values):
+    def __init__(self, name: str, help_: str) -> None:
+        super().__init__(name, help_, "counter")
+
+
+class Gauge(_Values):
     def __init__(self, name: str, help_: str) -> None:
         super().__init__(name, help_, "gauge")
-        self.values: dict[Labels, float] = defaultdict(float)
 
     def set(self, value: float, **labels: str) -> None:
         self.values[tuple(sorted(labels.items()))] = value
-
-    def inc(self, amount: float = 1.0, **labels: str) -> None:
-        self.values[tuple(sorted(labels.items()))] += amount
-
-    def render(self) -> list[str]:
-        return super().render() + [
-            f"{self.name}{_fmt_labels(k)} {v}" for k, v in sorted(self.values.items())
-        ]
 
 
 class Histogram(Metric):
