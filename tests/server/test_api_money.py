@@ -12,7 +12,9 @@ from conftest import Api, Fold, WsClient, assert_gap_free, connect
 
 from engine.game import Phase
 from engine.notation import format_play
-from events.decider import TableState
+from events.decider import TableState, fold
+from server.keys import TABLES
+from server.tables import decode_recorded, table_stream
 
 
 def my_action(
@@ -114,6 +116,11 @@ async def test_a_whole_money_game_over_websockets(api: Api, client: TestClient) 
     assert fa.state.version == fb.state.version == head
     assert final["game"]["number"] == 2 and final["game"]["phase"] == "opening"
     assert final["game"]["position_id"] == fa.state.game.position_id()  # type: ignore[union-attr]
+
+    # The server's cached state (a derived snapshot) equals a fresh fold of the stored events.
+    tables = api.app[TABLES]  # type: ignore[index]
+    stored = await tables.store.read_stream(table_stream(table))
+    assert tables.cached(table) == fold(decode_recorded(r) for r in stored)
 
     for ws in (wa, wb, spectator):
         await ws.close()
