@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import asyncpg
@@ -102,6 +102,23 @@ class Lobby:
         self.spectators: dict[str, int] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.lag = 0
+
+    @contextlib.contextmanager
+    def watching(self, table_id: str, spectator: bool) -> Iterator[None]:
+        """Count a stream client of a table as a spectator (not seated, not in the line) for
+        as long as it is connected (this process's count)."""
+        if not spectator:
+            yield
+            return
+        self.spectators[table_id] = self.spectators.get(table_id, 0) + 1
+        try:
+            yield
+        finally:
+            left = self.spectators.get(table_id, 1) - 1
+            if left:
+                self.spectators[table_id] = left
+            else:
+                self.spectators.pop(table_id, None)
 
     async def start(self) -> None:
         for projector in self.projectors:

@@ -30,7 +30,7 @@ from events.store import RecordedEvent
 from events.subscription import Notifier
 from events.types import ChatPosted
 from server import handlers as h
-from server.keys import CONFIG, METRICS, NOTIFIER, SOCKETS, TABLES
+from server.keys import CONFIG, LOBBY, METRICS, NOTIFIER, SOCKETS, TABLES
 from server.problems import Problem, bad_request, to_problem
 from server.tables import chat_stream, decode_recorded, table_stream
 
@@ -147,7 +147,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     after, chat_after = _int_param(request, "after"), _int_param(request, "chat_after")
     ws = web.WebSocketResponse(heartbeat=20, max_msg_size=request.app[CONFIG].max_body)
     try:
-        await _positions(request, table_id, after, chat_after)
+        state = await _positions(request, table_id, after, chat_after)
     except Resync as r:
         await ws.prepare(request)
         await ws.send_bytes(_encoder.encode(r.body()))
@@ -174,21 +174,22 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             await ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"stream failed; resume")
 
     pump = asyncio.create_task(writer())
-    try:
-        async for msg in ws:
-            if msg.type is not WSMsgType.TEXT and msg.type is not WSMsgType.BINARY:
-                continue
-            reply = await _ws_command(request, table_id, account, msg.data)
-            await ws.send_bytes(_encoder.encode(reply))
-            if pump.done():
-                break
-    finally:
-        pump.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await pump
-        metrics.clients.inc(-1, kind="ws")
-        metrics.gone(ws)
-        await ws.close()
+    with request.app[LOBBY].watching(table_id, viewer not in state.players):
+        try:
+            async for msg in ws:
+                if msg.type is not WSMsgType.TEXT and msg.type is not WSMsgType.BINARY:
+                    continue
+                reply = await _ws_command(request, table_id, account, msg.data)
+                await ws.send_bytes(_encoder.encode(reply))
+                if pump.done():
+                    break
+        finally:
+            pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await pump
+            metrics.clients.inc(-1, kind="ws")
+            metrics.gone(ws)
+            await ws.close()
     return ws
 
 
@@ -239,7 +240,7 @@ async def sse(request: web.Request) -> web.StreamResponse:
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
     )
     try:
-        await _positions(request, table_id, after, chat_after)
+        state = await _positions(request, table_id, after, chat_after)
     except Resync as r:
         await resp.prepare(request)
         await resp.write(b"event: resync\ndata: " + _encoder.encode(r.body()) + b"\n\n")
@@ -250,22 +251,23 @@ async def sse(request: web.Request) -> web.StreamResponse:
     metrics.sent(resp, table_stream(table_id), after)
     metrics.sent(resp, chat_stream(table_id), chat_after)
 
-    versions = {"table": after, "chat": chat_after}
-    try:
-        async for name, rec in _merged(request.app, table_id, after, chat_after):
-            visible = name != "chat" or _readable(rec, viewer)
-            versions[name] = rec.version
-            body = _encoder.encode(h.message(rec, name, visible))
-            await resp.write(
-                f"id: {versions['table']}.{versions['chat']}\n".encode()
-                + b"data: "
-                + body
-                + b"\n\n"
-            )
-            metrics.sent(resp, rec.stream_id, rec.version)
-    except (ConnectionResetError, asyncio.CancelledError):
-        pass
-    finally:
-        metrics.clients.inc(-1, kind="sse")
-        metrics.gone(resp)
+    with request.app[LOBBY].watching(table_id, viewer not in state.players):
+        versions = {"table": after, "chat": chat_after}
+        try:
+            async for name, rec in _merged(request.app, table_id, after, chat_after):
+                visible = name != "chat" or _readable(rec, viewer)
+                versions[name] = rec.version
+                body = _encoder.encode(h.message(rec, name, visible))
+                await resp.write(
+                    f"id: {versions['table']}.{versions['chat']}\n".encode()
+                    + b"data: "
+                    + body
+                    + b"\n\n"
+                )
+                metrics.sent(resp, rec.stream_id, rec.version)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            metrics.clients.inc(-1, kind="sse")
+            metrics.gone(resp)
     return resp

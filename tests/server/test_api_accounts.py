@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from conftest import Api, User
+from aiohttp.test_utils import TestClient
+from conftest import Api, User, connect
 
 
 async def test_register_then_me(api: Api) -> None:
@@ -196,3 +197,24 @@ async def _finish_one_point_match(api: Api, table: str, users: dict[str, User]) 
     await api.ok(on_roll, table, "double")
     await api.ok(other, table, "drop")
     assert (await api.state(table))["match_winner"] == on_roll.account_id
+
+
+async def test_the_lobby_counts_the_spectators_watching_a_table(
+    api: Api, client: TestClient
+) -> None:
+    a, watcher = [await api.register() for _ in range(2)]
+    table = await api.create_table(a, "money")
+    await api.ok(a, table, "join")
+    player = await connect(client, table, a)  # a player is not a spectator
+    anonymous = await connect(client, table)
+    account = await connect(client, table, watcher)
+
+    def spectators(ts: list[dict[str, Any]]) -> int:  # -1 until the lobby lists the table
+        return next((t["spectators"] for t in ts if t["id"] == table), -1)
+
+    await lobby_until(api, "", lambda ts: spectators(ts) == 2)
+    await anonymous.close()
+    await lobby_until(api, "", lambda ts: spectators(ts) == 1)
+    await account.close()
+    await player.close()
+    await lobby_until(api, "", lambda ts: spectators(ts) == 0)
