@@ -17,6 +17,7 @@ checkpoint instead of skipping: a jump can only mean something we did not forese
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import logging
 from collections import deque
@@ -355,7 +356,7 @@ class Notifier:
             await asyncio.sleep(self.reconnect_delay)
 
 
-class Subscription:
+class Subscription(abc.ABC):
     """Base of the subscriptions: iterate events (``async for event in sub``) or batches
     (``async for batch in sub.batches()``). Close it (or use ``async with``) when done.
 
@@ -392,14 +393,17 @@ class Subscription:
         """Events waiting in this subscription's live queue (at most ``queue_events``)."""
         return 0 if self._sink is None else self._sink.count
 
+    @abc.abstractmethod
     async def _partition(self) -> int:
-        raise NotImplementedError
+        """The partition whose feed wakes this subscription."""
 
+    @abc.abstractmethod
     async def _read(self) -> list[RecordedEvent]:
-        raise NotImplementedError
+        """The next events after the cursor, from the database."""
 
+    @abc.abstractmethod
     def _key(self, event: RecordedEvent) -> int:
-        raise NotImplementedError
+        """The event's place in what this subscription follows (position or version)."""
 
     def _stream_filter(self) -> str | None:
         return None

@@ -1,7 +1,7 @@
 """GNU Backgammon Match IDs: the codec, and the IDs of games and matches in every phase.
 
 The reference is GNU Backgammon itself: the vectors in ``data/gnubg_id_test_vectors.json`` and,
-where the test-only ``gnubg`` package is installed, its own encoder (``gnubg.matchid``) and its own
+the test-only ``gnubg`` package (a test extra), its own encoder (``gnubg.matchid``) and its own
 game driver (``gnubg.command``), played through the same actions as our engine.
 """
 
@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import gnubg  # the test-only oracle (a test extra): its absence is a failure, not a skip
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,13 +24,6 @@ from engine.game import Game, GameOptions
 from engine.match import Session
 from engine.matchid import CENTRED, GAME_OVER, RESIGNED, MatchState
 from engine.position import Position
-
-try:
-    import gnubg
-except ImportError:  # pragma: no cover - the oracle is a test extra
-    gnubg = None
-
-needs_gnubg = pytest.mark.skipif(gnubg is None, reason="the gnubg package is not installed")
 
 VECTORS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parent / "data" / "gnubg_id_test_vectors.json").read_text()
@@ -320,14 +314,12 @@ def gnubg_states(draw: st.DrawFn) -> MatchState:
     )
 
 
-@needs_gnubg
 @settings(max_examples=200)
 @given(gnubg_states())
 def test_match_id_equals_gnubg_encoder(state: MatchState) -> None:
     assert state.match_id() == gnubg_match_id(state)
 
 
-@needs_gnubg
 @pytest.mark.parametrize("vector", VECTORS, ids=[v["id"] for v in VECTORS])
 def test_gnubg_encoder_agrees_on_vector_fields(vector: dict[str, Any]) -> None:
     state = MatchState.from_id(vector["id"])
@@ -422,8 +414,7 @@ Step = tuple[str, Callable[[Game], Game]]
 @pytest.fixture
 def gnu() -> Any:
     """The gnubg package's game driver, set up for two humans and dice we choose."""
-    if gnubg is None or not hasattr(gnubg, "command"):
-        pytest.skip("the gnubg package with its command driver is not installed")
+    assert hasattr(gnubg, "command"), "the gnubg package lacks its command driver"
     for command in (
         "set player 0 human",
         "set player 1 human",
