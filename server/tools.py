@@ -103,6 +103,20 @@ class SimulatedTable:
     def events(self) -> list[e.Event]:
         return [ev for step in self.steps for ev in step.events]
 
+    def run(self, actor: str, command: c.Command, rng: random.Random) -> None:
+        """Decide ``command`` with fair dice (a new game's seed drawn from ``rng``) and fold
+        its events."""
+        s = self.state
+        for g in (s.game_no, s.game_no + 1):
+            if g and g not in self.seeds:
+                self.seeds[g] = rng.randbytes(32)
+        dice = FairDice(self.seeds, {s.game_no: list(s.client_seeds)})
+        events = decide(s, actor, command, dice)
+        for ev in events:
+            s = evolve(s, ev)
+        self.state = s
+        self.steps.append(Step(actor, command, tuple(events)))
+
 
 def simulate_table(
     table_id: str,
@@ -132,16 +146,7 @@ def simulate_table(
     table = SimulatedTable(table_id, state=TableState(table_id=table_id))
 
     def run(actor: str, command: c.Command) -> None:
-        s = table.state
-        for g in (s.game_no, s.game_no + 1):
-            if g and g not in table.seeds:
-                table.seeds[g] = rng.randbytes(32)
-        dice = FairDice(table.seeds, {s.game_no: list(s.client_seeds)})
-        events = decide(s, actor, command, dice)
-        for ev in events:
-            s = evolve(s, ev)
-        table.state = s
-        table.steps.append(Step(actor, command, tuple(events)))
+        table.run(actor, command, rng)
 
     run(players[0], c.CreateTable(kind=kind, options=options))  # type: ignore[arg-type]
     run(players[0], c.Join(display_name=players[0].title()))
@@ -220,16 +225,7 @@ def simulate_chouette(
     options = options or e.TableOptions()
 
     def run(actor: str, command: c.Command) -> None:
-        st = table.state
-        for g in (st.game_no, st.game_no + 1):
-            if g and g not in table.seeds:
-                table.seeds[g] = rng.randbytes(32)
-        dice = FairDice(table.seeds, {st.game_no: list(st.client_seeds)})
-        events = decide(st, actor, command, dice)
-        for ev in events:
-            st = evolve(st, ev)
-        table.state = st
-        table.steps.append(Step(actor, command, tuple(events)))
+        table.run(actor, command, rng)
 
     run(players[0], c.CreateTable(kind="chouette", options=options))
     for p in players:
