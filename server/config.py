@@ -62,6 +62,9 @@ class Config:
             raw = env.get(f"CHOUETTE_{key.upper()}")
             if raw:
                 values[key] = conv(raw)
+        if "data_dir" not in values and env.get("CHOUETTE_PGDATA"):
+            # The name the embedded-database helper (and the tests) read.
+            values["data_dir"] = Path(env["CHOUETTE_PGDATA"])
         if env.get("CHOUETTE_LOG_JSON"):
             values["log_json"] = env["CHOUETTE_LOG_JSON"].lower() not in ("0", "false", "no")
         values.update({k: v for k, v in overrides.items() if v is not None})
