@@ -265,15 +265,17 @@ async def test_a_stream_catching_up_through_an_outage_resumes_by_itself(
         got: list[dict[str, Any]] = []
         while len(got) < head:
             got.append(msgspec.json.decode((await ws.receive(timeout=5)).data))
-        # It stops reading while 3,000 long messages are appended: it is moved to catch-up.
+        # It stops reading while 6,000 long messages (12 MB, more than the kernel's socket
+        # buffers hold) are appended: it is moved to catch-up, and the server's catch-up is
+        # still stalled on the socket when the database goes away.
         store = api.app[TABLES].store  # type: ignore[index]
-        for _ in range(6):
+        for _ in range(12):
             await store.append(
                 f"chat-{table}",
                 [
                     NewEvent(
                         type="chat_posted",
-                        data=e.encode(e.ChatPosted(player=a.account_id, text="y" * 1500)),
+                        data=e.encode(e.ChatPosted(player=a.account_id, text="y" * 1900)),
                     )
                     for _ in range(500)
                 ],
@@ -288,15 +290,18 @@ async def test_a_stream_catching_up_through_an_outage_resumes_by_itself(
             while True:
                 msg = await ws.receive(timeout=1.0)
                 chat.append(msgspec.json.decode(msg.data))
-        assert 0 < len(chat) < 3000, len(chat)
+        assert 0 < len(chat) < TOTAL, len(chat)
         await asyncio.to_thread(pg.start)
         async with asyncio.timeout(60):
-            while len(chat) < 3000:
+            while len(chat) < TOTAL:
                 msg = await ws.receive()
                 assert msg.type is aiohttp.WSMsgType.BINARY, (msg, len(chat))
                 chat.append(msgspec.json.decode(msg.data))
         assert_gap_free(chat)
         await ws.close()
+
+
+TOTAL = 12 * 500
 
 
 def _small_receive_buffer(addr_info: Any) -> socket.socket:
