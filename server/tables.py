@@ -293,7 +293,7 @@ class TableService:
                     continue
                 self.metrics.append_latency.observe(time.perf_counter() - appended)
                 if result.duplicate:
-                    return await self._prior(command_id, stream) or _outcome(command_id, result)
+                    return _outcome(command_id, result)  # the store read back the first outcome
                 s = state
                 for ev in events:
                     s = evolve(s, ev)
