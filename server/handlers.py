@@ -211,8 +211,10 @@ async def create_table(request: web.Request) -> web.Response:
     # The table's id is derived from the command id, so a retried create names the same table.
     table_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"chouette:table:{command_id}"))
     command = c.CreateTable(kind=body.kind, options=body.options, name=body.name)
-    outcome = await request.app[TABLES].execute(table_id, account.account_id, command, command_id)
-    state = await request.app[TABLES].state(table_id)
+    tables = request.app[TABLES]
+    outcome = await tables.execute(table_id, account.account_id, command, command_id)
+    # The command just folded its events into the cache; a retried create reads the store.
+    state = tables.cached(table_id) or await tables.state(table_id)
     return json_response(
         {
             "id": table_id,
