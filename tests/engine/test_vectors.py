@@ -13,7 +13,7 @@ import pytest
 from engine.moves import legal_plays
 from engine.position import BAR, Position
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 COUNTS: list[dict[str, Any]] = json.loads((DATA / "legal_move_count_vectors.json").read_text())
 IDS: list[dict[str, Any]] = json.loads((DATA / "gnubg_id_test_vectors.json").read_text())[
     "position_ids"

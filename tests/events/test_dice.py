@@ -33,7 +33,7 @@ from server.metrics import Metrics
 from server.tables import TableService, table_stream
 from server.tools import recorded, simulate_table
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "dice.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "dice.md"
 
 
 def _section(title: str) -> str:

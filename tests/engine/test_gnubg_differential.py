@@ -10,7 +10,7 @@ nothing off must be one of GNU Backgammon's (its tuples are complete for those, 
 from __future__ import annotations
 
 import pytest
-from engine_corpus import (
+from tests.engine_corpus import (
     ROLLS,
     gnubg_board,
     gnubg_plays,

@@ -6,7 +6,7 @@ import ast
 import sys
 from pathlib import Path
 
-ENGINE = Path(__file__).parents[1] / "engine"
+ENGINE = Path(__file__).parents[2] / "engine"
 FORBIDDEN = {"asyncio", "aiohttp", "asyncpg", "msgspec", "events", "server"}
 OURS = {"engine", "__future__"}
 

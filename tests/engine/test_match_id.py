@@ -26,7 +26,7 @@ from engine.matchid import CENTRED, GAME_OVER, RESIGNED, MatchState
 from engine.position import Position
 
 VECTORS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "data" / "gnubg_id_test_vectors.json").read_text()
+    (Path(__file__).parents[1] / "data" / "gnubg_id_test_vectors.json").read_text()
 )["match_ids"]
 
 # Bit offsets of the fields, from the table in the GNU Backgammon manual, written out here
