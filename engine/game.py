@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
+from engine.actions import Action
 from engine.errors import (
     CubeError,
     GameOverError,
@@ -33,10 +34,10 @@ from engine.errors import (
     NotYourTurnError,
     ResignationError,
 )
+from engine.frozen import replace
 from engine.matchid import CENTRED, DROPPED, GAME_OVER, PLAYING, RESIGNED, MatchState
 from engine.moves import Move, Play, can_move, check_dice, legal_plays, play
 from engine.position import BAR, CHECKERS, OFF, Position
-from engine.values import replace
 
 
 class Phase(StrEnum):
@@ -64,24 +65,9 @@ class Result(IntEnum):
     BACKGAMMON = 3
 
 
-class Action(StrEnum):
-    """Every action a player can take in a game."""
-
-    OPENING_THROW = "opening_throw"
-    ROLL = "roll"
-    MOVE = "move"
-    DOUBLE = "double"
-    TAKE = "take"
-    DROP = "drop"
-    BEAVER = "beaver"
-    RESIGN = "resign"
-    ACCEPT = "accept"
-    DECLINE = "decline"
-
-
 @dataclass(frozen=True, slots=True)
 class GameOptions:
-    """The rules a game is played under (RULES.md §5–7)."""
+    """The rules a game is played under (docs/rules.md §5–7)."""
 
     cube: bool = True
     """Whether the cube may be turned at all (False in the Crawford game)."""
@@ -237,7 +223,8 @@ class Game:
         )
 
     def allowed(self, player: int) -> frozenset[Action]:
-        """The actions ``player`` may take now."""
+        """The actions ``player`` may take now: the game's subset of :class:`Action` (the opening
+        throw, the roll, the move, the cube and resignation actions)."""
         acts: set[Action] = set()
         if self.phase is Phase.OPENING:
             acts.add(Action.OPENING_THROW)
@@ -506,7 +493,7 @@ class Game:
 
     def _counted(self, result: Result) -> Result:
         # Choice: under the Jacoby rule a resigned gammon or backgammon on a cube never turned
-        # counts single too (RULES.md §6 says gammons and backgammons count single; GNU
+        # counts single too (docs/rules.md §6 says gammons and backgammons count single; GNU
         # Backgammon pays an accepted resignation in full).
         if self.options.jacoby and not self.cube_taken:
             return Result.SINGLE
@@ -564,7 +551,6 @@ class Game:
 
 
 __all__ = [
-    "Action",
     "Cube",
     "Game",
     "GameOptions",

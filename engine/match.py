@@ -1,13 +1,15 @@
-"""Sessions of games: a match to N points (with the Crawford rule) or money play.
+"""A series of games between two players: a match to N points (with the Crawford rule) or money
+play (docs/rules.md §6, §7).
 
-A :class:`Session` holds the score and the current game. Actions on the game go through
-:meth:`Session.act`, which scores the game when it ends and prepares the rules of the next.
+A :class:`Match` holds the score and the current game. Actions on the game go through
+:meth:`Match.act`, which scores the game when it ends and prepares the rules of the next. Money
+play is a match with no length (:meth:`Match.money`): the same scoring, no end, no Crawford game.
 
->>> s = Session.match(3)
->>> s = s.act(lambda g: g.opening_throw(6, 1))
->>> s.game.turn
+>>> m = Match.to(3)
+>>> m = m.act(lambda g: g.opening_throw(6, 1))
+>>> m.game.turn
 0
->>> s.match_id()
+>>> m.match_id()
 'MAFnAAAAAAAE'
 """
 
@@ -17,13 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.errors import GameOverError, IllegalActionError
+from engine.frozen import replace
 from engine.game import Game, GameOptions, GameResult
-from engine.values import replace
 
 
 @dataclass(frozen=True, slots=True)
-class Session:
-    """A match (``length`` > 0) or a money session (``length`` == 0) between players 0 and 1."""
+class Match:
+    """A match (``length`` > 0) or money play (``length`` == 0) between players 0 and 1."""
 
     length: int = 0
     """Points to win the match; 0 for money play."""
@@ -41,7 +43,7 @@ class Session:
     """Every finished game's result, in order."""
 
     @classmethod
-    def match(cls, length: int) -> Session:
+    def to(cls, length: int) -> Match:
         """A match to ``length`` points, its first game started.
 
         :raises IllegalActionError: a length that is not a positive integer.
@@ -51,7 +53,7 @@ class Session:
         return cls(length=length).next_game()
 
     @classmethod
-    def money(cls, options: GameOptions | None = None) -> Session:
+    def money(cls, options: GameOptions | None = None) -> Match:
         """Money play under ``options``, its first game started."""
         opts = options or GameOptions()
         return cls(length=0, money_options=replace(opts, cube=True)).next_game()
@@ -90,7 +92,7 @@ class Session:
 
     # -- actions ------------------------------------------------------------------------------
 
-    def next_game(self) -> Session:
+    def next_game(self) -> Match:
         """Start the next game.
 
         :raises GameOverError: the match is over.
@@ -102,7 +104,7 @@ class Session:
             raise IllegalActionError("the current game has not ended")
         return replace(self, game=Game.new(self.game_options()))
 
-    def act(self, action: Callable[[Game], Game]) -> Session:
+    def act(self, action: Callable[[Game], Game]) -> Match:
         """Apply ``action`` to the current game; score it if it ends."""
         if self.game is None:
             raise IllegalActionError("no game in progress")
@@ -114,7 +116,7 @@ class Session:
         assert game.result is not None
         return self._scored(game, game.result)
 
-    def _scored(self, game: Game, result: GameResult) -> Session:
+    def _scored(self, game: Game, result: GameResult) -> Match:
         score = list(self.score)
         score[result.winner] += result.points
         crawford, post = False, self.post_crawford

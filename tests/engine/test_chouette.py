@@ -1,4 +1,4 @@
-"""Scenario tests for the chouette (RULES.md §8), one per rule, plus the error cases."""
+"""Scenario tests for the chouette (docs/rules.md §8), one per rule, plus the error cases."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import dataclasses
 
 import pytest
 
+from engine.actions import Action
 from engine.chouette import (
-    Action,
     Chouette,
     ChouetteOptions,
     Consultation,
     CubeMode,
-    How,
     LineOrder,
+    SettledBy,
     Side,
 )
 from engine.errors import (
@@ -149,7 +149,7 @@ def test_four_players_multiple_cubes_box_doubles_three_captain_drops_later() -> 
         ch.roll("ann", (3, 1))
     ch = ch.take("bob").take("cat").drop("dan")  # two take, one drops
     assert dict(ch.ledger) == {"ann": 1, "bob": 0, "cat": 0, "dan": -1}
-    assert ch.game.member("dan").settlement.how is How.DROP
+    assert ch.game.member("dan").settlement.how is SettledBy.DROP
     assert ch.allowed("dan") == {Action.LEAVE}
     assert not ch.may_advise("dan")
     assert cube(ch, "bob") == Cube(2, Side.TEAM) and cube(ch, "cat") == Cube(2, Side.TEAM)
@@ -172,7 +172,7 @@ def test_four_players_multiple_cubes_box_doubles_three_captain_drops_later() -> 
     assert (s.winner, s.loser, s.how, s.result, s.cube, s.points) == (
         "cat",
         "ann",
-        How.BEAR_OFF,
+        SettledBy.BEAR_OFF,
         Result.GAMMON,
         2,
         4,
@@ -311,7 +311,7 @@ def test_member_leaving_mid_game_pays_their_current_stake() -> None:
     assert "cat" not in ch.players and "cat" in ch.ledger
     assert dict(ch.ledger) == {"ann": 2, "bob": 0, "cat": -2, "dan": 0}
     s = ch.game.member("cat").settlement
-    assert (s.how, s.cube, s.loser) == (How.LEAVE, 2, "cat")
+    assert (s.how, s.cube, s.loser) == (SettledBy.LEAVE, 2, "cat")
     assert ch.waiting_for() == ()
     ch = ch.leave("bob")  # the captain leaves: dan acts
     assert ch.acting_captain == "dan"
@@ -330,10 +330,10 @@ def test_box_leaving_mid_game_resigns_to_every_remaining_member() -> None:
     assert ch.game.is_over
     assert dict(ch.ledger) == {"ann": -3, "bob": 2, "cat": -1, "dan": 1, "eve": 1}
     assert {s.member: s.how for s in ch.game.settlements} == {
-        "cat": How.DROP,
-        "bob": How.LEAVE,
-        "dan": How.LEAVE,
-        "eve": How.LEAVE,
+        "cat": SettledBy.DROP,
+        "bob": SettledBy.LEAVE,
+        "dan": SettledBy.LEAVE,
+        "eve": SettledBy.LEAVE,
     }
     assert ch.line == ("bob", "cat", "dan", "eve")  # the captain takes the box
 
@@ -554,7 +554,7 @@ def test_resignation_by_a_member_to_the_box() -> None:
     assert ch2.game.member("dan").resignation is None
     ch = ch.accept("ann")
     s = ch.game.member("dan").settlement
-    assert (s.how, s.result, s.points, s.winner) == (How.RESIGN, Result.GAMMON, 2, "ann")
+    assert (s.how, s.result, s.points, s.winner) == (SettledBy.RESIGN, Result.GAMMON, 2, "ann")
     assert ch.members_in_game == ("bob", "cat")
     assert not ch.may_advise("dan")
 

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.actions import Action
 from engine.chouette import (
     TARGETED_ACTIONS,
-    Action,
     Chouette,
     ChouetteOptions,
     Consultation,

@@ -1,4 +1,4 @@
-"""One game between two players: RULES.md §2 (start), §4 (end and value), §5 (cube), §6 (money
+"""One game between two players: docs/rules.md §2 (start), §4 (end and value), §5 (cube), §6 (money
 options), and the errors for every action that is not allowed now.
 
 Each test sets a game up (from the start or from a position), acts, and asserts; each is named
@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.actions import Action
 from engine.errors import (
     CubeError,
     GameOverError,
@@ -25,7 +26,6 @@ from engine.errors import (
     ResignationError,
 )
 from engine.game import (
-    Action,
     Cube,
     Game,
     GameOptions,
@@ -497,7 +497,7 @@ def test_jacoby_lifted_once_a_double_is_taken() -> None:
 
 
 def test_jacoby_not_lifted_by_automatic_doubles() -> None:
-    # RULES.md §6 Choice: automatic doubles do not lift the Jacoby rule.
+    # docs/rules.md §6 Choice: automatic doubles do not lift the Jacoby rule.
     game = Game.new(GameOptions(jacoby=True, auto_doubles=1)).opening_throw(4, 4)
     game = at(NONE_OFF, game=game.opening_throw(3, 1))
     result = bear_off_last(game).result

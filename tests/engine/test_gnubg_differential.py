@@ -10,6 +10,10 @@ nothing off must be one of GNU Backgammon's (its tuples are complete for those, 
 from __future__ import annotations
 
 import pytest
+
+from engine.moves import _generate, legal_plays
+from engine.notation import format_play
+from engine.position import Position
 from tests.engine_corpus import (
     ROLLS,
     gnubg_board,
@@ -17,10 +21,6 @@ from tests.engine_corpus import (
     random_game_positions,
     stress_positions,
 )
-
-from engine.moves import _generate, legal_plays
-from engine.notation import format_play
-from engine.position import Position
 
 gnubg = pytest.importorskip("gnubg")
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from engine.errors import CubeError, InvalidIdError
 from engine.game import Game, GameOptions
-from engine.match import Session
+from engine.match import Match
 from engine.matchid import CENTRED, GAME_OVER, RESIGNED, MatchState
 from engine.position import Position
 
@@ -354,56 +354,56 @@ def test_match_id_money_player_1_rolled_51_and_player_1_on_roll() -> None:
 
 
 def test_match_id_of_three_and_five_point_match_openings() -> None:
-    assert Session.match(3).act(lambda g: g.opening_throw(4, 2)).match_id() == "MAFqAAAAAAAE"
-    assert Session.match(3).act(lambda g: g.opening_throw(2, 6)).match_id() == "cAlrAAAAAAAE"
-    assert Session.match(5).act(lambda g: g.opening_throw(2, 6)).match_id() == "cAmrAAAAAAAE"
-    played = Session.match(3).act(lambda g: g.opening_throw(3, 1).move(0, [(8, 5), (6, 5)]))
+    assert Match.to(3).act(lambda g: g.opening_throw(4, 2)).match_id() == "MAFqAAAAAAAE"
+    assert Match.to(3).act(lambda g: g.opening_throw(2, 6)).match_id() == "cAlrAAAAAAAE"
+    assert Match.to(5).act(lambda g: g.opening_throw(2, 6)).match_id() == "cAmrAAAAAAAE"
+    played = Match.to(3).act(lambda g: g.opening_throw(3, 1).move(0, [(8, 5), (6, 5)]))
     assert played.match_id() == "cAlgAAAAAAAE"
 
 
-def resigned_game(session: Session, loser: int) -> Session:
-    """Play a game of ``session`` that ``loser`` resigns (a single) before their first roll."""
+def resigned_game(match: Match, loser: int) -> Match:
+    """Play a game of ``match`` that ``loser`` resigns (a single) before their first roll."""
     winner = 1 - loser
     opening = (3, 1) if winner == 0 else (1, 3)
-    session = session.act(lambda g: g.opening_throw(*opening).move(winner, [(8, 5), (6, 5)]))
-    session = session.act(lambda g: g.resign(loser, 1).accept(winner))
-    return session.next_game()
+    match = match.act(lambda g: g.opening_throw(*opening).move(winner, [(8, 5), (6, 5)]))
+    match = match.act(lambda g: g.resign(loser, 1).accept(winner))
+    return match.next_game()
 
 
 def test_match_id_crawford_game_at_2_1_player_1_rolled_53() -> None:
-    session = Session.match(3)
+    match = Match.to(3)
     for loser in (0, 1, 1):
-        session = resigned_game(session, loser)
-    assert session.score == (2, 1) and session.crawford
-    assert session.act(lambda g: g.opening_throw(3, 5)).match_id() == "8IluACAACAAE"
+        match = resigned_game(match, loser)
+    assert match.score == (2, 1) and match.crawford
+    assert match.act(lambda g: g.opening_throw(3, 5)).match_id() == "8IluACAACAAE"
 
 
 def test_match_id_nine_point_match_at_2_4_player_0_owns_a_2_cube_player_1_rolled_52() -> None:
-    session = Session.match(9)
+    match = Match.to(9)
     for loser in (1, 0, 1, 0, 0, 0):
-        session = resigned_game(session, loser)
-    assert session.score == (2, 4)
-    session = session.act(lambda g: g.opening_throw(3, 1).move(0, [(8, 5), (6, 5)]))
-    session = session.act(lambda g: g.double(1).take(0).roll(1, (5, 2)))
+        match = resigned_game(match, loser)
+    assert match.score == (2, 4)
+    match = match.act(lambda g: g.opening_throw(3, 1).move(0, [(8, 5), (6, 5)]))
+    match = match.act(lambda g: g.double(1).take(0).roll(1, (5, 2)))
     # The manual's ID predates GNU Backgammon's Jacoby bit, which a match now sets (no Jacoby).
     vector = MatchState.from_id("QYkqASAAIAAA")
-    assert MatchState.from_id(session.match_id()) == vector._replace(jacoby=False)
-    assert session.match_id() == "QYkqASAAIAAE"
+    assert MatchState.from_id(match.match_id()) == vector._replace(jacoby=False)
+    assert match.match_id() == "QYkqASAAIAAE"
 
 
 def test_match_id_one_point_match_player_1_rolled_52() -> None:
-    session = Session.match(1).act(lambda g: g.opening_throw(2, 5))
+    match = Match.to(1).act(lambda g: g.opening_throw(2, 5))
     vector = MatchState.from_id("cIkqAAAAAAAA")  # also from before the Jacoby bit
-    assert MatchState.from_id(session.match_id()) == vector._replace(jacoby=False)
+    assert MatchState.from_id(match.match_id()) == vector._replace(jacoby=False)
 
 
 def test_match_id_resignation_offered_before_rolling_in_a_five_point_match() -> None:
     # The vector cEGrAAAAAAAE has player 1 offering a gammon after rolling 62, which GNU
-    # Backgammon allows and RULES.md §4 does not: ours is the same offer before the roll.
-    session = Session.match(5).act(lambda g: g.opening_throw(3, 1).move(0, [(8, 5), (6, 5)]))
-    session = session.act(lambda g: g.resign(1, 2))
+    # Backgammon allows and docs/rules.md §4 does not: ours is the same offer before the roll.
+    match = Match.to(5).act(lambda g: g.opening_throw(3, 1).move(0, [(8, 5), (6, 5)]))
+    match = match.act(lambda g: g.resign(1, 2))
     vector = MatchState.from_id("cEGrAAAAAAAE")
-    assert MatchState.from_id(session.match_id()) == vector._replace(dice=(0, 0))
+    assert MatchState.from_id(match.match_id()) == vector._replace(dice=(0, 0))
 
 
 # -- differential: GNU Backgammon playing the same game ------------------------------------------
@@ -431,29 +431,27 @@ def gnu() -> Any:
     return gnubg
 
 
-def play_along(
-    gnu: Any, session: Session, new: str, steps: Callable[[int, int], list[Step]]
-) -> Session:
-    """Start a game in GNU Backgammon (``new``) and in ``session``, then take the same steps in
+def play_along(gnu: Any, match: Match, new: str, steps: Callable[[int, int], list[Step]]) -> Match:
+    """Start a game in GNU Backgammon (``new``) and in ``match``, then take the same steps in
     both, comparing Match IDs after each.
 
     GNU Backgammon throws the opening itself; we give the same player a 31 (``set dice``) and
     both play 8/5 6/5. ``steps(m, o)`` gets the first mover ``m`` and the other player ``o``.
     """
-    if session.game is not None and session.game.is_over:
-        session = session.next_game()
+    if match.game is not None and match.game.is_over:
+        match = match.next_game()
     gnu.command(new)
     m = MatchState.from_id(gnu.matchid()).move
     o = 1 - m
     gnu.command("set dice 3 1")
-    session = session.act(lambda g: g.opening_throw(*((3, 1) if m == 0 else (1, 3))))
-    assert session.match_id() == gnu.matchid(), "opening 31"
+    match = match.act(lambda g: g.opening_throw(*((3, 1) if m == 0 else (1, 3))))
+    assert match.match_id() == gnu.matchid(), "opening 31"
     first: Step = ("move 8/5 6/5", lambda g: g.move(m, [(8, 5), (6, 5)]))
     for command, action in [first, *steps(m, o)]:
         gnu.command(command)
-        session = session.act(action)
-        assert session.match_id() == gnu.matchid(), command
-    return session
+        match = match.act(action)
+        assert match.match_id() == gnu.matchid(), command
+    return match
 
 
 def o_rolls_65(m: int, o: int) -> list[Step]:
@@ -519,7 +517,7 @@ def money_cases() -> list[Any]:
         for jacoby in (False, True):
             if jacoby and name == "resign backgammon accepted":
                 # Choice (engine/game.py): our Jacoby rule counts a resigned gammon or backgammon
-                # on a centred cube as a single (RULES.md §6: gammons count single); GNU
+                # on a centred cube as a single (docs/rules.md §6: gammons count single); GNU
                 # Backgammon pays the offer in full, so the IDs' scores differ by design.
                 # test_game.py checks our rule for this case.
                 continue
@@ -533,8 +531,8 @@ def test_match_ids_of_a_money_game_equal_gnubg(
 ) -> None:
     gnu.command(f"set jacoby {'on' if jacoby else 'off'}")
     gnu.command("set beavers 1")
-    session = Session.money(GameOptions(beavers=True, jacoby=jacoby))
-    play_along(gnu, session, "new session", scenario)
+    match = Match.money(GameOptions(beavers=True, jacoby=jacoby))
+    play_along(gnu, match, "new session", scenario)
 
 
 # After m's 8/5 6/5, o (on roll) is put in a bear-off: one checker left on o's 1 point. m's
@@ -556,7 +554,7 @@ def test_match_id_after_bearing_off_equals_gnubg(
     # A Game is only ever built by actions; to reach the last checker without playing a whole
     # game we replace its board, as gnubg's own 'set board' does.
     gnu.command(f"set jacoby {'on' if jacoby else 'off'}")
-    session = Session.money(GameOptions(jacoby=jacoby))
+    match = Match.money(GameOptions(jacoby=jacoby))
 
     def steps(m: int, o: int) -> list[Step]:
         cube: list[Step] = []
@@ -569,9 +567,9 @@ def test_match_id_after_bearing_off_equals_gnubg(
             ("move 1/off", lambda g: g.move(o, [(1, 0)])),
         ]
 
-    session = play_along(gnu, session, "new session", steps)
-    assert session.game is not None and session.game.is_over
-    assert MatchState.from_id(session.match_id()).game_state == GAME_OVER
+    match = play_along(gnu, match, "new session", steps)
+    assert match.game is not None and match.game.is_over
+    assert MatchState.from_id(match.match_id()).game_state == GAME_OVER
 
 
 def o_doubles_m_drops(m: int, o: int) -> list[Step]:
@@ -589,12 +587,12 @@ def refused_double(player: int) -> Callable[[Game], Game]:
 
 def test_match_ids_of_a_three_point_match_with_crawford_equal_gnubg(gnu: Any) -> None:
     gnu.command("set jacoby off")
-    session = play_along(gnu, Session.match(3), "new match 3", o_doubles_m_drops)
-    while not session.crawford:  # 1-0, then 2-0 or 1-1 and 2-1
-        session = play_along(gnu, session, "new game", o_doubles_m_drops)
-    assert max(session.score) == 2
+    match = play_along(gnu, Match.to(3), "new match 3", o_doubles_m_drops)
+    while not match.crawford:  # 1-0, then 2-0 or 1-1 and 2-1
+        match = play_along(gnu, match, "new game", o_doubles_m_drops)
+    assert max(match.score) == 2
     # GNU Backgammon shows the Crawford flag as soon as the game that reached 2 has ended.
-    assert MatchState.from_id(session.match_id()).crawford
+    assert MatchState.from_id(match.match_id()).crawford
 
     def crawford_game(m: int, o: int) -> list[Step]:
         # "double" is refused by GNU Backgammon (the ID does not change) and by us.
@@ -604,15 +602,15 @@ def test_match_ids_of_a_three_point_match_with_crawford_equal_gnubg(gnu: Any) ->
             ("accept", lambda g: g.accept(m)),
         ]
 
-    session = play_along(gnu, session, "new game", crawford_game)
-    assert not session.crawford and session.post_crawford
-    if session.is_over:  # the leader won the Crawford game
-        assert MatchState.from_id(session.match_id()).game_state == RESIGNED
+    match = play_along(gnu, match, "new game", crawford_game)
+    assert not match.crawford and match.post_crawford
+    if match.is_over:  # the leader won the Crawford game
+        assert MatchState.from_id(match.match_id()).game_state == RESIGNED
         return
 
     def post_crawford_game(m: int, o: int) -> list[Step]:
         return [("double", lambda g: g.double(o)), ("take", lambda g: g.take(m))]
 
-    session = play_along(gnu, session, "new game", post_crawford_game)
-    assert session.score == (2, 2)
-    assert session.game is not None and session.game.cube.value == 2
+    match = play_along(gnu, match, "new game", post_crawford_game)
+    assert match.score == (2, 2)
+    assert match.game is not None and match.game.cube.value == 2

@@ -1,4 +1,4 @@
-"""One scenario per rule of RULES.md §1 and §3: set a position up, act, assert.
+"""One scenario per rule of docs/rules.md §1 and §3: set a position up, act, assert.
 
 Positions are built with :meth:`Position.from_points` from the two players' own numberings: the
 opponent's point ``q`` is the mover's point ``25 - q``, so ``_block(18)`` puts two opposing

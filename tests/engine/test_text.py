@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from engine.position import Position
-from engine.text import board_text
+from engine.position import Position, board_text
 
 
 def test_start_board() -> None:

@@ -1,4 +1,5 @@
-"""A faster ``dataclasses.replace`` for the engine's frozen, slotted value classes.
+"""Changed copies of frozen dataclasses: a faster ``dataclasses.replace`` for the engine's frozen,
+slotted value classes.
 
 Every action on a game, a match or a chouette returns a changed copy, and folding a table's
 events does that tens of thousands of times a second: the standard ``dataclasses.replace``
