@@ -35,7 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 from engine.game import Phase  # noqa: E402
 from events import types as e  # noqa: E402
-from events.decider import TableState, evolve  # noqa: E402
+from events.decider import evolve  # noqa: E402
+from events.table import TableState  # noqa: E402
 
 RAW_MAX_CONNECTIONS = 50
 """PostgreSQL's default max_connections is 100, shared with the server's pool: the raw

@@ -47,10 +47,15 @@ import msgspec
 # The repository first: bench/engine.py would otherwise shadow the engine package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine import moves
+from events import types as e
+from events.decider import evolve
 from events.embedded import database_url, with_database
 from events.migrations import migrate
+from events.simulate import simulate_chouette, simulate_table
 from events.store import EventStore, NewEvent
-from events.subscription import Notifier
+from events.subscription import LiveFeed
+from events.table import TableState
 
 CONCURRENCIES = (1, 8, 32)
 
@@ -220,11 +225,6 @@ async def fill(url: str, events: int) -> None:
 
 def domain_fold_rate(seconds: float = 1.0) -> float:
     """Events per second folded into table states from their stored bytes (decode + evolve)."""
-    from engine import moves
-    from events import types as e
-    from events.decider import TableState, evolve
-    from server.tools import simulate_chouette, simulate_table
-
     rng = random.Random(20261129)
     tables = [simulate_table(f"fold-{i}", games=6, rng=random.Random(i)) for i in range(6)]
     tables += [simulate_chouette(f"fold-c{i}", games=4, rng=random.Random(i)) for i in range(3)]
@@ -256,7 +256,7 @@ async def catch_up(url: str) -> tuple[float, float, float, int]:
             position = batch[-1].position
         read_rate = len(events) / (time.perf_counter() - start)
 
-        async with Notifier(store, listen=False) as notifier:
+        async with LiveFeed(store, listen=False) as notifier:
             sub = notifier.subscribe(0, batch_size=5000)
             start = time.perf_counter()
             seen = 0

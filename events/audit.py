@@ -14,7 +14,7 @@ For each stream of a table the audit checks, and names the first failure with it
 - **dice**: every throw against the revealed seed. A finished game's ``game_ended`` reveals its
   seed; SHA-256 of it must be the commitment published in its ``game_started``, and the audit
   re-decides that game's throws from the seed and the players' recorded seeds
-  (:mod:`server.dice`), so a throw that the seed does not give fails at its version. A game
+  (:mod:`events.dice`), so a throw that the seed does not give fails at its version. A game
   still in play keeps its seed secret: its throws are taken as recorded and the game is
   reported **pending** (not failed) until it ends.
 
@@ -22,38 +22,35 @@ The batch of events a command produced is found by re-deciding, not by trusting 
 command ids (they are not covered by the hash chain); the command ids are used only to say which
 event is at fault when a command's recorded events stop short of what the rules produce.
 
-:func:`audit_records` is the pure core (events in, report out); :func:`audit_table` and
-:func:`audit_tables` read the store.
+:func:`audit_records` is this pure core (recorded events in, report out);
+:mod:`events.audit_scan` reads the store for it, and ``GET /tables/{id}/audit`` serves it
+(:mod:`server.record_handlers`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-from aiohttp import web
 
 from engine.errors import EngineError
 from events import commands as c
+from events import dice as fair
 from events import types as e
-from events.decider import CommandError, NotAllowedError, TableState, decide, evolve
+from events.decider import decide, evolve
 from events.errors import CorruptEventError
-from events.store import EventStore, RecordedEvent
-from server import dice as fair
-from server.tables import chat_stream, decode_recorded, table_stream
+from events.store import RecordedEvent
+from events.streams import decode_recorded, parse_stream
+from events.table import CommandError, NotAllowedError, TableState
 
 __all__ = [
     "Failure",
     "StreamReport",
     "TableReport",
     "audit_records",
-    "audit_table",
-    "audit_tables",
-    "handle_audit",
 ]
 
 CHECKS = ("chain", "versions", "decode", "rules", "dice")
@@ -181,9 +178,6 @@ class TableReport:
             "first_failure": ({"stream": first[0], **first[1].as_dict()} if first else None),
             "streams": [s.as_dict() for s in self.streams],
         }
-
-
-# -- the pure core ------------------------------------------------------------------------------
 
 
 class _MissingThrow(Exception):
@@ -417,10 +411,12 @@ def audit_records(
     if chain is not None:
         report.fail("chain", chain.version, chain.reason, _type_at(records, chain.version))
     events = _decode_all(records, report)
-    if stream_id.startswith("chat-"):
+    name = parse_stream(stream_id)
+    if name is not None and name.kind == "chat":
         _check_chat(events, report)
     else:
-        _check_rules(stream_id, events, records, report, progress)
+        table_id = name.table_id if name is not None else stream_id
+        _check_rules(table_id, events, records, report, progress)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -462,7 +458,7 @@ def _check_chat(events: list[tuple[int, e.Event]], report: StreamReport) -> None
 
 
 def _check_rules(
-    stream_id: str,
+    table_id: str,
     events: list[tuple[int, e.Event]],
     records: Sequence[RecordedEvent],
     report: StreamReport,
@@ -470,7 +466,7 @@ def _check_rules(
 ) -> None:
     games = _scan_games(events, report)
     dice = _AuditDice(games)
-    state = TableState(table_id=stream_id.removeprefix("table-"))
+    state = TableState(table_id=table_id)
     i, n, reported = 0, len(events), 0
     while i < n:
         if progress is not None and i - reported >= 512:
@@ -590,151 +586,3 @@ def _track_bad_seed(games: dict[int, _GameDice], state: TableState, ev: e.Event)
     derived = fair.derive_dice(info.bad_seed, state.client_seeds, len(thrown), state.dice_counter)
     if tuple(derived) != thrown:
         info.bad_seed_holds = False
-
-
-# -- the store ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Read:
-    """One stream as read for an audit: its events and its hash chain's failure."""
-
-    stream: str
-    records: list[RecordedEvent]
-    chain: Failure | None
-
-
-async def _read(store: EventStore, stream: str, records: list[RecordedEvent]) -> _Read:
-    chain = await store.verify_chain(stream)
-    return _Read(stream, records, Failure("chain", chain.version, chain.reason) if chain else None)
-
-
-async def _read_table(store: EventStore, table_id: str) -> list[_Read] | None:
-    """A table's streams with their chains; None when the table does not exist."""
-    play, chat = table_stream(table_id), chat_stream(table_id)
-    records = await store.read_stream(play)
-    if not records and not await store.stream_version(play):
-        return None
-    reads = [await _read(store, play, records)]
-    chat_records = await store.read_stream(chat)
-    if chat_records or await store.stream_version(chat):
-        reads.append(await _read(store, chat, chat_records))
-    return reads
-
-
-def _audit_reads(
-    table_id: str, reads: list[_Read], progress: Callable[[int], None] | None
-) -> TableReport:
-    report = TableReport(table_id)
-    for r in reads:
-        report.streams.append(audit_records(r.stream, r.records, chain=r.chain, progress=progress))
-    return report
-
-
-async def audit_stream(
-    store: EventStore, stream_id: str, progress: Callable[[int], None] | None = None
-) -> StreamReport:
-    """Read and audit one stream (the rules in a worker thread: see :func:`audit_table`)."""
-    read = await _read(store, stream_id, await store.read_stream(stream_id))
-    return await asyncio.to_thread(
-        audit_records, stream_id, read.records, chain=read.chain, progress=progress
-    )
-
-
-async def audit_table(
-    store: EventStore, table_id: str, progress: Callable[[int], None] | None = None
-) -> TableReport | None:
-    """Audit a table's play stream and chat stream; None when the table does not exist.
-
-    The rules are checked in a worker thread, so that a server's event loop keeps serving its
-    other clients meanwhile.
-    """
-    reads = await _read_table(store, table_id)
-    if reads is None:
-        return None
-    return await asyncio.to_thread(_audit_reads, table_id, reads, progress)
-
-
-async def table_ids(store: EventStore) -> list[tuple[str, int]]:
-    """Every table with its event count (play and chat streams), in id order."""
-    rows = await store.pool.fetch(
-        "SELECT stream_id, version FROM streams"
-        " WHERE stream_id LIKE 'table-%' OR stream_id LIKE 'chat-%'"
-    )
-    counts: dict[str, int] = {}
-    for r in rows:
-        sid: str = r["stream_id"]
-        tid = sid.removeprefix("table-").removeprefix("chat-")
-        counts[tid] = counts.get(tid, 0) + int(r["version"])
-    return sorted(counts.items())
-
-
-async def check_log(store: EventStore) -> list[dict[str, Any]]:
-    """Each log partition's positions must be dense 1..head: a deleted event leaves a hole."""
-    rows = await store.pool.fetch(
-        "SELECT p.partition, p.head, count(e.position) AS n, max(e.position) AS top"
-        " FROM log_partitions p LEFT JOIN events e USING (partition)"
-        " GROUP BY p.partition, p.head ORDER BY p.partition"
-    )
-    problems = []
-    for r in rows:
-        head, n, top = int(r["head"]), int(r["n"]), int(r["top"] or 0)
-        if n != head or top != head:
-            problems.append(
-                {
-                    "partition": r["partition"],
-                    "head": head,
-                    "events": n,
-                    "last_position": top,
-                    "reason": f"the log has {n} events at positions up to {top}, its head is "
-                    f"{head}: positions are not dense",
-                }
-            )
-    return problems
-
-
-async def audit_tables(
-    store: EventStore,
-    ids: Iterable[str],
-    progress: Callable[[int], None] | None = None,
-) -> list[TableReport]:
-    """Audit several tables, in order (a missing table gets a failed report). The next table is
-    read from the database while the rules of the current one are checked."""
-    ids = list(ids)
-    reports: list[TableReport] = []
-    ahead = asyncio.ensure_future(_read_table(store, ids[0])) if ids else None
-    try:
-        for k, table_id in enumerate(ids):
-            assert ahead is not None
-            reads = await ahead
-            more = k + 1 < len(ids)
-            ahead = asyncio.ensure_future(_read_table(store, ids[k + 1])) if more else None
-            if reads is None:
-                report = TableReport(table_id)
-                missing = StreamReport(table_stream(table_id))
-                missing.fail("versions", 1, "no such table: the stream has no events")
-                report.streams.append(missing)
-            else:
-                report = await asyncio.to_thread(_audit_reads, table_id, reads, progress)
-            reports.append(report)
-    finally:
-        if ahead is not None and not ahead.done():
-            ahead.cancel()
-            await asyncio.gather(ahead, return_exceptions=True)
-    return reports
-
-
-# -- HTTP ---------------------------------------------------------------------------------------
-
-
-async def handle_audit(request: web.Request) -> web.Response:
-    """``GET /tables/{id}/audit``: the table's audit report (200 whatever it finds)."""
-    from server.handlers import _table_id, json_response
-    from server.keys import TABLES
-    from server.problems import not_found
-
-    table_id = _table_id(request)
-    report = await audit_table(request.app[TABLES].store, table_id)
-    if report is None:
-        raise not_found(f"no table {table_id!r}")
-    return json_response(report.as_dict())

@@ -1,23 +1,24 @@
-"""The chouette table: ``decide`` and ``evolve`` on :class:`engine.chouette.Chouette`.
+"""Chouette tables: ``decide`` and ``evolve`` on :class:`engine.chouette.Chouette`.
 
 Called by :mod:`events.decider` for tables of kind ``"chouette"``. The line is thrown for with
 the first game's dice (so every die at the table derives from a committed seed): ``start_game``
 on a new chouette records ``game_started`` and then ``line_throw`` rounds until nobody is tied.
 A game that ends is followed by ``game_ended`` (every member's settlement against the box),
-``line_rotated`` and, while two or more players remain, the next ``game_started``.
+``line_rotated`` and, while two or more players remain, the next ``game_started``
+(docs/rules.md §8).
 """
 
 from __future__ import annotations
 
 from engine.chouette import Chouette, ChouetteOptions, Consultation, CubeMode
 from engine.errors import IllegalActionError
+from engine.frozen import replace
 from engine.game import Phase
 from engine.moves import play as engine_play
 from engine.notation import format_play, parse_play
-from engine.values import replace
 from events import commands as c
 from events import types as e
-from events.decider import (
+from events.table import (
     CommandError,
     DiceSource,
     InvalidCommandError,
@@ -26,10 +27,14 @@ from events.decider import (
     add_seed,
     evolve_seed,
     game_started,
+    start_game,
 )
+
+__all__ = ["decide", "evolve", "options_of", "settlements_of"]
 
 
 def options_of(o: e.TableOptions) -> ChouetteOptions:
+    """The engine's chouette options for a table's options."""
     return ChouetteOptions(
         cubes=CubeMode(o.cube_mode),
         consultation=Consultation(o.consultation),
@@ -40,111 +45,118 @@ def options_of(o: e.TableOptions) -> ChouetteOptions:
     )
 
 
-def _die(state: TableState, dice: DiceSource, counter: int) -> int:
-    return dice.die(state.game_no, counter)
+# -- decide -----------------------------------------------------------------------------------
 
 
 def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> list[e.Event]:
+    """The events that record ``cmd`` by ``actor`` at a chouette table."""
     ch = state.chouette
-    if isinstance(cmd, c.Join):
-        if actor in state.members:
-            raise CommandError(f"{actor!r} is already at this table")
-        if cmd.seat is not None:
-            raise InvalidCommandError(
-                "a chouette has no seats: newcomers join the bottom of the line"
-            )
-        if len(state.members) >= state.max_players:
-            raise CommandError(f"the chouette is full ({state.max_players} players)")
-        return [e.PlayerJoined(player=actor, display_name=cmd.display_name)]
-    if actor not in state.members:
-        raise NotAllowedError(f"{actor!r} is not at this table")
-    if isinstance(cmd, c.Leave):
-        new = ch.leave(actor) if ch is not None else None
-        return [e.PlayerLeft(player=actor), *_after(state, ch, new, dice)]
-    if isinstance(cmd, c.StartGame):
-        return _start(state, ch, dice)
+    match cmd:
+        case c.Join():
+            return _join(state, actor, cmd)
+        case _ if actor not in state.members:
+            raise NotAllowedError(f"{actor!r} is not at this table")
+        case c.Leave():
+            new = ch.leave(actor) if ch is not None else None
+            return [e.PlayerLeft(player=actor), *_after(state, ch, new, dice)]
+        case c.StartGame():
+            return _start(state, ch, dice)
     if ch is None or not ch.in_progress or ch.game is None:
         raise CommandError("no game in progress")
-    if isinstance(cmd, c.AddSeed):
-        if actor not in ch.players:
-            raise NotAllowedError(f"{actor!r} is not playing")
-        return [add_seed(state, actor, cmd)]
     game = ch.game
-    if isinstance(cmd, c.Roll):
-        if game.phase is Phase.OPENING:
+    match cmd:
+        case c.AddSeed():
+            if actor not in ch.players:
+                raise NotAllowedError(f"{actor!r} is not playing")
+            return [add_seed(state, actor, cmd)]
+        case c.Roll() if game.phase is Phase.OPENING:
             if actor not in (game.box, game.captain):
                 raise NotAllowedError(
                     f"{actor!r} cannot throw the opening: the box and the captain throw"
                 )
-            events: list[e.Event] = []
+            return _opening(state, ch, dice)
+        case c.Roll():
             counter = state.dice_counter
-            probe = ch
-            while True:
-                throw = (_die(state, dice, counter), _die(state, dice, counter + 1))
-                counter += 2
-                events.append(e.OpeningThrow(dice=throw))
-                probe = probe.opening_throw(*throw)
-                assert probe.game is not None
-                if probe.game.phase is not Phase.OPENING:
-                    return events
-                if len(events) > 1000:  # pragma: no cover - a broken dice source
-                    raise CommandError("the dice source keeps throwing ties")
-        counter = state.dice_counter
-        roll = (_die(state, dice, counter), _die(state, dice, counter + 1))
-        ch.roll(actor, roll)
-        return [e.DiceRolled(player=actor, dice=roll)]
-    if isinstance(cmd, c.Move):
-        if (cmd.notation is None) == (cmd.moves is None):
-            raise InvalidCommandError("give either 'notation' or 'moves'")
-        if game.phase is not Phase.MOVE or actor != ch.on_roll:
-            ch.move(actor, ())  # raises the precise reason
-        assert game.dice is not None
-        if cmd.notation is not None:
-            moves = parse_play(game.position, game.dice, cmd.notation).moves
-        else:
-            assert cmd.moves is not None
-            moves = engine_play(game.position, game.dice, [(a, b) for a, b in cmd.moves]).moves
-        new = ch.move(actor, moves)
-        moved = e.CheckersMoved(
-            player=actor,
-            moves=[(a, b) for a, b in moves],
-            notation=format_play(game.position, moves),
-        )
-        return [moved, *_after(state, ch, new, dice)]
-    if isinstance(cmd, c.Double):
-        targets = list(cmd.cubes) or None
-        ch.double(actor, targets)
-        return [e.CubeOffered(player=actor, cubes=list(cmd.cubes))]
-    if isinstance(cmd, c.Take):
-        ch.take(actor, cmd.cube or None)
-        return [e.CubeTaken(player=actor, cube=cmd.cube)]
-    if isinstance(cmd, c.Beaver):
-        ch.beaver(actor, cmd.cube or None)
-        return [e.CubeBeavered(player=actor, cube=cmd.cube)]
-    if isinstance(cmd, c.Drop):
-        new = ch.drop(actor, cmd.cube or None)
-        return [e.CubeDropped(player=actor, cube=cmd.cube), *_after(state, ch, new, dice)]
-    if isinstance(cmd, c.Resign):
-        ch.resign(actor, cmd.level, list(cmd.to) or None)
-        return [e.ResignationOffered(player=actor, level=cmd.level, to=list(cmd.to))]
-    if isinstance(cmd, c.Accept):
-        new = ch.accept(actor, cmd.cube or None)
-        return [e.ResignationAccepted(player=actor, cube=cmd.cube), *_after(state, ch, new, dice)]
-    if isinstance(cmd, c.Decline):
-        ch.decline(actor, cmd.cube or None)
-        return [e.ResignationDeclined(player=actor, cube=cmd.cube)]
+            roll = (dice.die(state.game_no, counter), dice.die(state.game_no, counter + 1))
+            ch.roll(actor, roll)
+            return [e.DiceRolled(player=actor, dice=roll)]
+        case c.Move(notation=notation, moves=given):
+            if (notation is None) == (given is None):
+                raise InvalidCommandError("give either 'notation' or 'moves'")
+            if game.phase is not Phase.MOVE or actor != ch.on_roll:
+                ch.move(actor, ())  # raises the precise reason
+            assert game.dice is not None
+            if notation is not None:
+                moves = parse_play(game.position, game.dice, notation).moves
+            else:
+                assert given is not None
+                moves = engine_play(game.position, game.dice, [(a, b) for a, b in given]).moves
+            new = ch.move(actor, moves)
+            moved = e.CheckersMoved(
+                player=actor,
+                moves=[(a, b) for a, b in moves],
+                notation=format_play(game.position, moves),
+            )
+            return [moved, *_after(state, ch, new, dice)]
+        case c.Double(cubes=cubes):
+            ch.double(actor, list(cubes) or None)
+            return [e.CubeOffered(player=actor, cubes=list(cubes))]
+        case c.Take(cube=cube):
+            ch.take(actor, cube or None)
+            return [e.CubeTaken(player=actor, cube=cube)]
+        case c.Beaver(cube=cube):
+            ch.beaver(actor, cube or None)
+            return [e.CubeBeavered(player=actor, cube=cube)]
+        case c.Drop(cube=cube):
+            new = ch.drop(actor, cube or None)
+            return [e.CubeDropped(player=actor, cube=cube), *_after(state, ch, new, dice)]
+        case c.Resign(level=level, to=to):
+            ch.resign(actor, level, list(to) or None)
+            return [e.ResignationOffered(player=actor, level=level, to=list(to))]
+        case c.Accept(cube=cube):
+            new = ch.accept(actor, cube or None)
+            return [e.ResignationAccepted(player=actor, cube=cube), *_after(state, ch, new, dice)]
+        case c.Decline(cube=cube):
+            ch.decline(actor, cube or None)
+            return [e.ResignationDeclined(player=actor, cube=cube)]
     raise CommandError(f"unknown command {type(cmd).__name__}")
 
 
+def _join(state: TableState, actor: str, cmd: c.Join) -> list[e.Event]:
+    """A newcomer joins the bottom of the line, playing from the next game."""
+    if actor in state.members:
+        raise CommandError(f"{actor!r} is already at this table")
+    if cmd.seat is not None:
+        raise InvalidCommandError("a chouette has no seats: newcomers join the bottom of the line")
+    if len(state.members) >= state.max_players:
+        raise CommandError(f"the chouette is full ({state.max_players} players)")
+    return [e.PlayerJoined(player=actor, display_name=cmd.display_name)]
+
+
+def _opening(state: TableState, ch: Chouette, dice: DiceSource) -> list[e.Event]:
+    """The box and the captain throw one die each, again while they tie."""
+    events: list[e.Event] = []
+    counter = state.dice_counter
+    probe = ch
+    while True:
+        throw = (dice.die(state.game_no, counter), dice.die(state.game_no, counter + 1))
+        counter += 2
+        events.append(e.OpeningThrow(dice=throw))
+        probe = probe.opening_throw(*throw)
+        assert probe.game is not None
+        if probe.game.phase is not Phase.OPENING:
+            return events
+        if len(events) > 1000:  # pragma: no cover - a broken dice source
+            raise CommandError("the dice source keeps throwing ties")
+
+
 def _start(state: TableState, ch: Chouette | None, dice: DiceSource) -> list[e.Event]:
+    """The next game; a new chouette's first throws for the line with that game's dice."""
     if ch is not None and ch.in_progress:
         raise CommandError("a game is already in progress")
     if len(state.members) < 2:
         raise CommandError("a chouette needs at least two players")
-    number = state.game_no + 1
-    started = e.GameStarted(
-        game=number, dice_commitment=dice.commitment(number), players=list(ch.line if ch else ())
-    )
+    started = start_game(state, dice, list(ch.line if ch else ()))
     if ch is not None:
         ch.start_game()  # raises the reason it cannot start
         return [started]
@@ -155,7 +167,7 @@ def _start(state: TableState, ch: Chouette | None, dice: DiceSource) -> list[e.E
     while order.ordering is not None:
         throws = {}
         for player in order.ordering.to_throw:
-            throws[player] = dice.die(number, counter)
+            throws[player] = dice.die(started.game, counter)
             counter += 1
         events.append(e.LineThrow(throws=throws))
         order = order.order_throw(throws)
@@ -197,12 +209,7 @@ def _after(
         e.LineRotated(line=list(after.line)),
     ]
     if len(after.line) >= 2:
-        number = state.game_no + 1
-        events.append(
-            e.GameStarted(
-                game=number, dice_commitment=dice.commitment(number), players=list(after.line)
-            )
-        )
+        events.append(start_game(state, dice, list(after.line)))
     return events
 
 
@@ -210,65 +217,69 @@ def _after(
 
 
 def evolve(s: TableState, event: e.Event) -> TableState:
+    """The state of a chouette table after ``event``."""
     ch = s.chouette
-    if isinstance(event, e.PlayerJoined):
-        new = ch.join(event.player) if ch is not None else None
-        return replace(
-            s,
-            members=(*s.members, event.player),
-            names=(*s.names, (event.player, event.display_name or event.player)),
-            chouette=new,
-        )
-    if isinstance(event, e.PlayerLeft):
-        new = ch.leave(event.player) if ch is not None else None
-        return replace(s, members=tuple(p for p in s.members if p != event.player), chouette=new)
-    if isinstance(event, e.GameStarted):
-        # The first game throws for the line next (line_throw), then starts.
-        new = Chouette.new(s.members, options_of(s.options)) if ch is None else ch.start_game()
-        return game_started(s, event, chouette=new)
-    if isinstance(event, e.ClientSeedAdded):
-        return evolve_seed(s, event)
+    match event:
+        case e.PlayerJoined(player=player, display_name=display_name):
+            return replace(
+                s,
+                members=(*s.members, player),
+                names=(*s.names, (player, display_name or player)),
+                chouette=ch.join(player) if ch is not None else None,
+            )
+        case e.PlayerLeft(player=player):
+            return replace(
+                s,
+                members=tuple(p for p in s.members if p != player),
+                chouette=ch.leave(player) if ch is not None else None,
+            )
+        case e.GameStarted():
+            # The first game throws for the line next (line_throw), then starts.
+            new = Chouette.new(s.members, options_of(s.options)) if ch is None else ch.start_game()
+            return game_started(s, event, chouette=new)
+        case e.ClientSeedAdded():
+            return evolve_seed(s, event)
     if ch is None:
         raise IllegalActionError(f"{e.tag(event)} before the chouette has started")
-    if isinstance(event, e.LineThrow):
-        new = ch.order_throw(event.throws)
-        if new.ordering is None:
-            new = new.start_game()
-        return replace(s, chouette=new, dice_counter=s.dice_counter + len(event.throws))
-    if isinstance(event, e.OpeningThrow):
-        return replace(s, chouette=ch.opening_throw(*event.dice), dice_counter=s.dice_counter + 2)
-    if isinstance(event, e.GameEnded):
-        if ch.in_progress or ch.game is None:
-            raise IllegalActionError("game_ended recorded while the game is still in play")
-        expected = settlements_of(None, ch)
-        if list(event.settlements) != expected:
-            raise IllegalActionError(
-                f"game_ended settlements {event.settlements!r} differ from the rules' {expected!r}"
-            )
-        return replace(s, in_game=False)
-    if isinstance(event, e.LineRotated):
-        if list(ch.line) != list(event.line):
-            raise IllegalActionError(
-                f"line_rotated {event.line!r} differs from the rules' {list(ch.line)!r}"
-            )
-        return s
-    player = getattr(event, "player", "")
-    if isinstance(event, e.DiceRolled):
-        return replace(s, chouette=ch.roll(player, event.dice), dice_counter=s.dice_counter + 2)
-    if isinstance(event, e.CheckersMoved):
-        return replace(s, chouette=ch.move(player, [(a, b) for a, b in event.moves]))
-    if isinstance(event, e.CubeOffered):
-        return replace(s, chouette=ch.double(player, list(event.cubes) or None))
-    if isinstance(event, e.CubeTaken):
-        return replace(s, chouette=ch.take(player, event.cube or None))
-    if isinstance(event, e.CubeDropped):
-        return replace(s, chouette=ch.drop(player, event.cube or None))
-    if isinstance(event, e.CubeBeavered):
-        return replace(s, chouette=ch.beaver(player, event.cube or None))
-    if isinstance(event, e.ResignationOffered):
-        return replace(s, chouette=ch.resign(player, event.level, list(event.to) or None))
-    if isinstance(event, e.ResignationAccepted):
-        return replace(s, chouette=ch.accept(player, event.cube or None))
-    if isinstance(event, e.ResignationDeclined):
-        return replace(s, chouette=ch.decline(player, event.cube or None))
+    match event:
+        case e.LineThrow(throws=throws):
+            new = ch.order_throw(throws)
+            if new.ordering is None:
+                new = new.start_game()
+            return replace(s, chouette=new, dice_counter=s.dice_counter + len(throws))
+        case e.OpeningThrow(dice=throw):
+            return replace(s, chouette=ch.opening_throw(*throw), dice_counter=s.dice_counter + 2)
+        case e.GameEnded(settlements=settlements):
+            if ch.in_progress or ch.game is None:
+                raise IllegalActionError("game_ended recorded while the game is still in play")
+            expected = settlements_of(None, ch)
+            if list(settlements) != expected:
+                raise IllegalActionError(
+                    f"game_ended settlements {settlements!r} differ from the rules' {expected!r}"
+                )
+            return replace(s, in_game=False)
+        case e.LineRotated(line=line):
+            if list(ch.line) != list(line):
+                raise IllegalActionError(
+                    f"line_rotated {line!r} differs from the rules' {list(ch.line)!r}"
+                )
+            return s
+        case e.DiceRolled(player=player, dice=roll):
+            return replace(s, chouette=ch.roll(player, roll), dice_counter=s.dice_counter + 2)
+        case e.CheckersMoved(player=player, moves=moves):
+            return replace(s, chouette=ch.move(player, [(a, b) for a, b in moves]))
+        case e.CubeOffered(player=player, cubes=cubes):
+            return replace(s, chouette=ch.double(player, list(cubes) or None))
+        case e.CubeTaken(player=player, cube=cube):
+            return replace(s, chouette=ch.take(player, cube or None))
+        case e.CubeDropped(player=player, cube=cube):
+            return replace(s, chouette=ch.drop(player, cube or None))
+        case e.CubeBeavered(player=player, cube=cube):
+            return replace(s, chouette=ch.beaver(player, cube or None))
+        case e.ResignationOffered(player=player, level=level, to=to):
+            return replace(s, chouette=ch.resign(player, level, list(to) or None))
+        case e.ResignationAccepted(player=player, cube=cube):
+            return replace(s, chouette=ch.accept(player, cube or None))
+        case e.ResignationDeclined(player=player, cube=cube):
+            return replace(s, chouette=ch.decline(player, cube or None))
     raise IllegalActionError(f"{e.tag(event)} does not apply to a chouette")

@@ -1,9 +1,10 @@
 """Provably fair dice.
 
-Each game gets a secret 32-byte seed from the operating system's CSPRNG. When the game starts the
-server publishes ``commitment = SHA-256(seed)`` in the game's first event; when it ends it
-reveals the seed. Players may add seeds of their own before the first throw; they are mixed into
-the key, so the server, having committed first, cannot choose throws after seeing them.
+Each game gets a secret 32-byte seed from the operating system's CSPRNG (:func:`draw_seed`). When
+the game starts the server publishes ``commitment = SHA-256(seed)`` in the game's first event;
+when it ends it reveals the seed. Players may add seeds of their own before the first throw; they
+are mixed into the key, so the server, having committed first, cannot choose throws after seeing
+them.
 
 The derivation (see ``docs/dice.md``, checkable with a few lines in any language)::
 
@@ -29,12 +30,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 DOMAIN = b"chouette-dice/v1/"
 """Prefix of every HMAC message of the derivation."""
 KEY_LABEL = DOMAIN + b"key"
 """The message prefix of the key derivation."""
+SEED_BYTES = 32
+"""The length of a game's secret seed."""
 
 
 def commitment(seed: bytes) -> str:
@@ -85,23 +88,39 @@ def verify(seed_hex: str, commitment_hex: str) -> bool:
     return hmac.compare_digest(commitment(seed), commitment_hex)
 
 
-class FairDice:
-    """The production dice source for one table: a fresh secret seed per game.
+def draw_seed() -> bytes:
+    """A new game's secret seed: 32 bytes from the operating system's CSPRNG.
 
-    ``seeds`` is the caller's: the table service keeps it in the ``dice_seeds`` table, so a seed
-    survives a restart without being in the public event stream until its game ends.
-    ``client_seeds`` are the players' seeds of each game, in the order they were recorded.
+    Drawn by the command service *before* it decides a command that may start a game, and
+    given to the decider through :class:`FairDice`; the service keeps it (``dice_seeds``) before
+    the game's commitment is published.
+    """
+    return secrets.token_bytes(SEED_BYTES)
+
+
+class FairDice:
+    """The production dice source of one command: the seeds of the games it may touch, given.
+
+    ``seeds`` holds the seed of the game in play and, for a command that may start a game, the
+    next game's (drawn with :func:`draw_seed`); ``client_seeds`` the players' seeds of each game,
+    in the order they were recorded. It never draws a seed itself: which seeds a command used
+    is then plain to the caller, who keeps them.
+
+    :raises LookupError: a game whose seed was not given (a bug of the caller).
     """
 
-    def __init__(self, seeds: dict[int, bytes], client_seeds: dict[int, list[str]]) -> None:
+    def __init__(
+        self, seeds: Mapping[int, bytes], client_seeds: Mapping[int, Sequence[str]]
+    ) -> None:
         self._seeds = seeds
         self._client_seeds = client_seeds
         self._keys: dict[int, bytes] = {}
 
     def seed(self, game: int) -> bytes:
-        if game not in self._seeds:
-            self._seeds[game] = secrets.token_bytes(32)
-        return self._seeds[game]
+        try:
+            return self._seeds[game]
+        except KeyError:
+            raise LookupError(f"no dice seed was given for game {game}") from None
 
     def commitment(self, game: int) -> str:
         return commitment(self.seed(game))

@@ -17,7 +17,7 @@ import asyncpg
 
 from events.errors import StoreError, translate_errors
 from events.store import EventStore, RecordedEvent
-from events.subscription import Notifier
+from events.subscription import LiveFeed
 
 __all__ = ["Projector"]
 
@@ -107,7 +107,7 @@ class Projector(abc.ABC):
                 return position
             position = await self.apply(store, batch)
 
-    async def run(self, notifier: Notifier, *, batch_size: int | None = None) -> None:
+    async def run(self, notifier: LiveFeed, *, batch_size: int | None = None) -> None:
         """Follow the partition live from the checkpoint until cancelled or the notifier closes."""
         await self.prepare(notifier.store)
         position = await self.checkpoint(notifier.store)

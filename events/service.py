@@ -1,9 +1,23 @@
-"""Command handling: load a table's state, decide, append with the expected version.
+"""The command service: load a table's state, decide, keep the dice seed, append.
+
+The application's one seam between the outside (HTTP and WebSocket handlers, tests) and the
+domain (docs/design.md, "How a command travels"): :meth:`TableService.execute` folds the table's
+events into its state, asks :func:`events.decider.decide` (or :func:`events.chat.decide_chat`)
+for the events that record the command, and appends them with the version they were decided on
+and the client's command id. It raises domain errors only (:mod:`events.table`, the engine's,
+the store's); the HTTP layer maps them to problem responses.
 
 Commands for one table run one at a time in this process (a lock per table); across processes
 the store's expected-version check is the real guard, and a conflict is met by catching up and
 deciding again. A command id that was already recorded returns its first outcome without
 deciding anything again.
+
+Dice (docs/dice.md): before deciding a command that may start a game the service draws the next
+game's secret seed (:func:`events.dice.draw_seed`) and hands it to the decider with the current
+game's in a :class:`~events.dice.FairDice`; when the decided events start that game it keeps the
+seed in the seed store *before* appending, so the commitment is never published for a seed the
+server could lose. Two processes that drew different seeds for one game agree on the one kept
+first, and the loser decides again with it.
 """
 
 from __future__ import annotations
@@ -15,44 +29,48 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import msgspec
+from typing import Protocol
 
 from events import commands as c
 from events import types as e
-from events.decider import (
-    CommandError,
+from events.chat import decide_chat
+from events.decider import decide, evolve, may_start_game
+from events.dice import FairDice, draw_seed
+from events.errors import ConcurrencyError
+from events.store import AppendResult, EventStore, RecordedEvent, SeedStore
+from events.streams import append_events, chat_stream, decode_recorded, table_stream
+from events.table import (
+    CommandIdReusedError,
     DiceSource,
-    NotAllowedError,
+    TableExistsError,
+    TableNotFoundError,
     TableState,
-    decide,
-    evolve,
 )
-from events.errors import ConcurrencyError, CorruptEventError, translate_errors
-from events.store import AppendResult, EventStore, NewEvent, RecordedEvent
-from server.chouette_view import team_can_read
-from server.dice import FairDice
-from server.metrics import Metrics
-from server.problems import Problem, forbidden, not_found
+
+__all__ = ["CommandObserver", "Outcome", "TableService"]
 
 log = logging.getLogger("chouette.tables")
 
 
-def table_stream(table_id: str) -> str:
-    return f"table-{table_id}"
+class CommandObserver(Protocol):
+    """What the service reports about its commands (the server's metrics implement it)."""
+
+    def command_done(self, kind: str, outcome: str, seconds: float) -> None:
+        """A command of type ``kind`` finished: ``ok``, ``duplicate``, the error's class name
+        for a refused command, or ``error``; ``seconds`` from start to answer."""
+        ...
+
+    def append_done(self, seconds: float) -> None:
+        """An append of a decided command took ``seconds`` (the store round trip)."""
+        ...
 
 
-def chat_stream(table_id: str) -> str:
-    return f"chat-{table_id}"
+class _Unobserved:
+    def command_done(self, kind: str, outcome: str, seconds: float) -> None:
+        pass
 
-
-def decode_recorded(rec: RecordedEvent) -> e.Event:
-    """Decode a stored event; a payload that does not decode is a CorruptEventError naming
-    stream and version (never a crash of the process)."""
-    try:
-        return e.decode(rec.type, rec.schema_version, rec.data)
-    except (msgspec.DecodeError, KeyError, TypeError) as exc:
-        raise CorruptEventError(rec.stream_id, rec.version, str(exc) or repr(exc)) from exc
+    def append_done(self, seconds: float) -> None:
+        pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,24 +96,40 @@ def _outcome(command_id: uuid.UUID, result: AppendResult) -> Outcome:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _PendingSeed:
+    """A seed drawn for a game that the command being decided may start."""
+
+    game: int
+    seed: bytes
+
+
 class TableService:
-    """Runs commands against tables and keeps their folded states cached."""
+    """Runs commands against tables and keeps their folded states cached.
+
+    :param store: where the events are.
+    :param observer: told about each command (metrics); nothing by default.
+    :param dice_factory: tests only: a table's dice instead of the provably fair ones (then no
+        seed is drawn or kept).
+    :param seeds: where the secret seeds are kept (default: the store's database).
+    """
 
     max_cached = 10_000
 
     def __init__(
         self,
         store: EventStore,
-        metrics: Metrics,
+        observer: CommandObserver | None = None,
         dice_factory: Callable[[str], DiceSource] | None = None,
+        seeds: SeedStore | None = None,
     ) -> None:
         self.store = store
-        self.metrics = metrics
+        self._observer: CommandObserver = observer or _Unobserved()
         self._dice_factory = dice_factory
+        self._seed_store = seeds or SeedStore(store.pool)
         self._states: OrderedDict[str, TableState] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
         self._seeds: dict[str, dict[int, bytes]] = {}
-        self._kept: dict[str, set[int]] = {}
         self._inflight = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -112,14 +146,14 @@ class TableService:
     async def state(self, table_id: str) -> TableState:
         """The table's state: the cached fold, caught up with the store.
 
-        :raises Problem: 404 for an unknown table.
+        :raises TableNotFoundError: nothing was ever recorded for this table.
         """
         s = self._states.get(table_id) or TableState()
         new = await self.store.read_stream(table_stream(table_id), after_version=s.version)
         for rec in new:
             s = evolve(s, decode_recorded(rec))
         if not s.version:
-            raise not_found(f"no table {table_id!r}")
+            raise TableNotFoundError(table_id)
         self._remember(table_id, s)
         return s
 
@@ -130,6 +164,7 @@ class TableService:
             self._states.popitem(last=False)
 
     def cached(self, table_id: str) -> TableState | None:
+        """The table's folded state as this process last saw it, without reading the store."""
         return self._states.get(table_id)
 
     def _lock(self, table_id: str) -> asyncio.Lock:
@@ -140,81 +175,66 @@ class TableService:
 
     # -- dice ---------------------------------------------------------------------------------
 
-    async def _dice(self, table_id: str, state: TableState) -> DiceSource:
+    async def _dice(
+        self, table_id: str, state: TableState, command: c.Command
+    ) -> tuple[DiceSource, _PendingSeed | None]:
+        """The dice for deciding ``command``: the seed of the game in play and, if the command
+        may start a game, the next game's (drawn now unless one is kept already)."""
         if self._dice_factory is not None:
-            return self._dice_factory(table_id)
-        seeds = self._seeds.get(table_id)
-        if seeds is None:
-            with translate_errors():
-                rows = await self.store.pool.fetch(
-                    "SELECT game, seed FROM dice_seeds WHERE table_id = $1", table_id
-                )
-            seeds = self._seeds[table_id] = {r["game"]: bytes(r["seed"]) for r in rows}
-            self._kept[table_id] = set(seeds)
-        client = {state.game_no: list(state.client_seeds)} if state.game_no else {}
-        return FairDice(seeds, client)
+            return self._dice_factory(table_id), None
+        kept = self._seeds.get(table_id)
+        if kept is None:
+            kept = self._seeds[table_id] = await self._seed_store.load(table_id)
+        elif state.game_no and state.game_no not in kept:
+            # Another process started the game in play: its seed is kept, not yet known here.
+            kept.update(await self._seed_store.load(table_id))
+        given: dict[int, bytes] = {}
+        if state.game_no in kept:
+            given[state.game_no] = kept[state.game_no]
+        pending = None
+        if may_start_game(command):
+            following = state.game_no + 1
+            if following in kept:
+                given[following] = kept[following]
+            else:
+                pending = _PendingSeed(following, draw_seed())
+                given[following] = pending.seed
+        clients = {state.game_no: list(state.client_seeds)} if state.game_no else {}
+        return FairDice(given, clients), pending
 
-    async def _keep_seeds(self, table_id: str) -> bool:
-        """Store any seed drawn for a new game before its commitment is published. False when
-        another process stored a different seed first (then decide again with theirs)."""
-        if self._dice_factory is not None:
+    async def _keep_seed(self, table_id: str, pending: _PendingSeed, events: list[e.Event]) -> bool:
+        """Keep the drawn seed if the decided events start its game, before its commitment is
+        published. False when another process kept a different seed for that game first (then
+        decide again with theirs)."""
+        if not any(isinstance(ev, e.GameStarted) and ev.game == pending.game for ev in events):
             return True
-        seeds = self._seeds.get(table_id, {})
-        kept = self._kept.setdefault(table_id, set())
-        new = [g for g in seeds if g not in kept]
-        if not new:
-            return True
-        same = True
-        with translate_errors():
-            async with self.store.pool.acquire() as conn:
-                for game in new:
-                    stored = await conn.fetchval(
-                        "INSERT INTO dice_seeds (table_id, game, seed) VALUES ($1, $2, $3)"
-                        " ON CONFLICT (table_id, game) DO UPDATE SET seed = dice_seeds.seed"
-                        " RETURNING seed",
-                        table_id,
-                        game,
-                        seeds[game],
-                    )
-                    if bytes(stored) != seeds[game]:
-                        seeds[game] = bytes(stored)
-                        same = False
-                    kept.add(game)
-        return same
+        stored = await self._seed_store.keep(table_id, pending.game, pending.seed)
+        self._seeds[table_id][pending.game] = stored
+        return stored == pending.seed
 
     # -- commands -----------------------------------------------------------------------------
 
     async def _prior(self, command_id: uuid.UUID, stream: str) -> Outcome | None:
-        with translate_errors():
-            row = await self.store.pool.fetchrow(
-                "SELECT stream_id, first_version, last_version FROM commands WHERE command_id = $1",
-                command_id,
-            )
-        if row is None:
+        """The first outcome of a command id already recorded for ``stream``, if any.
+
+        :raises CommandIdReusedError: the id was recorded for another stream.
+        """
+        result = await self.store.command_outcome(command_id)
+        if result is None:
             return None
-        if row["stream_id"] != stream:
-            raise Problem(
-                409,
-                "command-id-reused",
-                "Command id reused",
-                f"command id {command_id} was already used for another stream",
-                field="command_id",
-            )
-        events = await self.store.read_stream(
-            stream,
-            after_version=row["first_version"] - 1,
-            limit=row["last_version"] - row["first_version"] + 1,
-        )
-        return Outcome(
-            str(command_id), stream, row["first_version"], row["last_version"], True, tuple(events)
-        )
+        if result.stream_id != stream:
+            raise CommandIdReusedError(command_id)
+        return _outcome(command_id, result)
 
     async def execute(
         self, table_id: str, actor: str, command: c.Command, command_id: uuid.UUID
     ) -> Outcome:
         """Decide and append one command; a retried command id returns its first outcome.
 
-        :raises Problem, EngineError, StoreError: mapped to problems by the middleware.
+        :raises CommandError, NotAllowedError: the command does not fit the table, or the
+            actor (:mod:`events.table`, with the table's own not-found, exists and reused-id).
+        :raises EngineError: the rules do not allow it.
+        :raises StoreError: the store failed (unavailable, corrupt event...).
         """
         kind = e.tag(command)  # type: ignore[arg-type]
         started = time.perf_counter()
@@ -228,36 +248,32 @@ class TableService:
                 result = await self._execute(table_id, actor, command, command_id)
             outcome = "duplicate" if result.duplicate else "ok"
             return result
-        except Problem as p:
-            outcome = str(p.status)
-            raise
-        except (NotAllowedError, CommandError, ValueError) as exc:
+        except ValueError as exc:
+            # Every refusal (the table's errors, the engine's) is a ValueError.
             outcome = type(exc).__name__
             raise
         finally:
             self._inflight -= 1
             if not self._inflight:
                 self._idle.set()
-            self.metrics.commands.inc(type=kind, outcome=outcome)
-            self.metrics.command_latency.observe(time.perf_counter() - started, type=kind)
+            self._observer.command_done(kind, outcome, time.perf_counter() - started)
 
     async def _execute(
         self, table_id: str, actor: str, command: c.Command, command_id: uuid.UUID
     ) -> Outcome:
         stream = table_stream(table_id)
+        creating = isinstance(command, c.CreateTable)
         async with self._lock(table_id):
             # The cached fold is used as it is: if another process appended meanwhile, the
             # append's expected version fails and the loop catches up and decides again. So the
             # common path costs one round trip, the append (which also answers a retried id).
-            state: TableState | None = None
-            if isinstance(command, c.CreateTable):
-                state = TableState(table_id=table_id)
-            else:
-                state = self._states.get(table_id)
+            state: TableState | None = (
+                TableState(table_id=table_id) if creating else self._states.get(table_id)
+            )
             for _attempt in range(5):
                 if state is None:
                     state = await self.state(table_id)
-                dice = await self._dice(table_id, state)
+                dice, pending = await self._dice(table_id, state, command)
                 try:
                     events = decide(state, actor, command, dice)
                 except Exception:
@@ -266,32 +282,30 @@ class TableService:
                     prior = await self._prior(command_id, stream)
                     if prior is not None:
                         return prior
-                    if not isinstance(command, c.CreateTable):
+                    if not creating:
                         fresh = await self.state(table_id)
                         if fresh.version != state.version:
                             state = fresh  # the cache was stale: decide on the real state
                             continue
                     raise
-                if not await self._keep_seeds(table_id):
+                if pending is not None and not await self._keep_seed(table_id, pending, events):
                     state = None
                     continue
-                new = [
-                    NewEvent(type=e.tag(ev), data=e.encode(ev), schema_version=ev.schema_version)
-                    for ev in events
-                ]
                 appended = time.perf_counter()
                 try:
-                    result = await self.store.append(
-                        stream, new, expected_version=state.version, command_id=command_id
+                    result = await append_events(
+                        self.store,
+                        stream,
+                        events,
+                        expected_version=state.version,
+                        command_id=command_id,
                     )
                 except ConcurrencyError:
-                    if isinstance(command, c.CreateTable):
-                        raise Problem(
-                            409, "exists", "Table exists", "the table already exists"
-                        ) from None
+                    if creating:
+                        raise TableExistsError(table_id) from None
                     state = None  # another process appended first: catch up, decide again
                     continue
-                self.metrics.append_latency.observe(time.perf_counter() - appended)
+                self._observer.append_done(time.perf_counter() - appended)
                 if result.duplicate:
                     return _outcome(command_id, result)  # the store read back the first outcome
                 s = state
@@ -314,28 +328,8 @@ class TableService:
         if prior is not None:
             return prior
         state = await self.state(table_id)
-        if command.channel == "team":
-            if state.kind != "chouette" or state.chouette is None:
-                raise CommandError("the team channel exists only in a chouette")
-            ch = state.chouette
-            if not ch.may_advise(actor) and actor != ch.acting_captain:
-                raise forbidden(f"{actor!r} may not talk on the team channel now")
-        elif actor not in state.players and actor != state.created_by:
-            raise forbidden(f"{actor!r} is not at this table")
-        audience: list[str] = []
-        if command.channel == "team":
-            audience = [p for p in state.members if team_can_read(state, p)]
-        ev = e.ChatPosted(
-            player=actor,
-            channel=command.channel,
-            text=command.text,
-            game=state.game_no if state.in_game else 0,
-            audience=audience,
-        )
-        result = await self.store.append(
-            stream,
-            [NewEvent(type=e.tag(ev), data=e.encode(ev))],
-            expected_version=None,
-            command_id=command_id,
+        posted = decide_chat(state, actor, command)
+        result = await append_events(
+            self.store, stream, [posted], expected_version=None, command_id=command_id
         )
         return _outcome(command_id, result)

@@ -45,6 +45,7 @@ __all__ = [
     "EventStore",
     "NewEvent",
     "RecordedEvent",
+    "SeedStore",
     "decode",
     "event_hash",
     "stable_partition",
@@ -188,6 +189,13 @@ _READ_VERSIONS: Final = (
 _READ_LOG: Final = (
     f"SELECT {_COLUMNS} FROM events WHERE partition = $1 AND position > $2"
     " ORDER BY position LIMIT $3"
+)
+_READ_COMMAND: Final = (
+    "SELECT "
+    + ", ".join(f"e.{column}" for column in _COLUMNS.split(", "))
+    + " FROM commands c JOIN events e ON e.stream_id = c.stream_id"
+    " AND e.version BETWEEN c.first_version AND c.last_version"
+    " WHERE c.command_id = $1 ORDER BY e.version"
 )
 _APPEND_ONE: Final = "SELECT * FROM append_events($1, $2, $3, $4, $5, $6, $7)"
 _APPEND_BATCH: Final = "SELECT * FROM append_batch($1, $2, $3, $4, $5, $6, $7, $8)"
@@ -658,6 +666,48 @@ class EventStore:
             )
         return 0 if version is None else int(version)
 
+    async def stream_versions(self, stream_ids: Sequence[str]) -> dict[str, int]:
+        """The current version of each of ``stream_ids`` that has any event, in one query."""
+        with translate_errors():
+            rows = await self._pool.fetch(
+                "SELECT stream_id, version FROM streams WHERE stream_id = ANY($1::text[])",
+                list(stream_ids),
+            )
+        return {r["stream_id"]: int(r["version"]) for r in rows}
+
+    async def command_outcome(self, command_id: uuid.UUID) -> AppendResult | None:
+        """What the append of ``command_id`` recorded, read back (``duplicate=True``), or None
+        when the command id was never recorded. One round trip.
+
+        A command service answers a retried command with this rather than deciding it again;
+        the caller checks :attr:`AppendResult.stream_id` (an id used for another stream is not a
+        retry).
+        """
+        with translate_errors():
+            rows = await self._pool.fetch(_READ_COMMAND, command_id)
+        if not rows:
+            return None
+        recorded = tuple(RecordedEvent(*r) for r in rows)
+        first, last = recorded[0], recorded[-1]
+        return AppendResult(
+            stream_id=first.stream_id,
+            partition=first.partition,
+            first_version=first.version,
+            last_version=last.version,
+            first_position=first.position,
+            last_position=last.position,
+            duplicate=True,
+            events=recorded,
+        )
+
+    async def ping(self) -> None:
+        """Round trip to the database (readiness checks).
+
+        :raises StoreUnavailableError: it cannot be reached.
+        """
+        with translate_errors():
+            await self._pool.fetchval("SELECT 1")
+
     async def stream_partition(self, stream_id: str) -> int | None:
         """The partition a stream lives in, or None when it has never been appended to."""
         with translate_errors():
@@ -714,3 +764,37 @@ class EventStore:
         if head["head_hash"] != prev:
             return ChainBreak(stream_id, last, "the stream's head hash is not its last event's")
         return None
+
+
+class SeedStore:
+    """The secret dice seeds of tables' games (``dice_seeds``), outside the public streams.
+
+    A seed must survive a restart without being in any event until its game ends, and two
+    processes deciding the same table must agree on it: :meth:`keep` inserts a new seed or
+    returns the one already kept, never replacing it (docs/dice.md).
+    """
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def load(self, table_id: str) -> dict[int, bytes]:
+        """Every seed kept for a table, by game number."""
+        with translate_errors():
+            rows = await self._pool.fetch(
+                "SELECT game, seed FROM dice_seeds WHERE table_id = $1", table_id
+            )
+        return {r["game"]: bytes(r["seed"]) for r in rows}
+
+    async def keep(self, table_id: str, game: int, seed: bytes) -> bytes:
+        """Keep ``seed`` for a table's game, or return the seed already kept for it (another
+        process got there first): the seed the game's commitment must be made with."""
+        with translate_errors():
+            stored = await self._pool.fetchval(
+                "INSERT INTO dice_seeds (table_id, game, seed) VALUES ($1, $2, $3)"
+                " ON CONFLICT (table_id, game) DO UPDATE SET seed = dice_seeds.seed"
+                " RETURNING seed",
+                table_id,
+                game,
+                seed,
+            )
+        return bytes(stored)

@@ -1,7 +1,7 @@
 """Subscriptions: catch up from the database, then follow the log live, with no gap and no
 duplicate at the hand-over.
 
-One :class:`Notifier` per process owns the one dedicated LISTEN connection (reconnected when it
+One :class:`LiveFeed` per process owns the one dedicated LISTEN connection (reconnected when it
 drops) and one *feed* per log partition: a task that reads new events once, when woken by a
 notification or by the polling fallback, and hands them to every live subscriber of that
 partition. Each subscriber has a bounded queue; one that falls behind is detached and goes back to
@@ -29,7 +29,7 @@ import asyncpg
 from events.errors import StoreError, translate_errors
 from events.store import EventStore, RecordedEvent
 
-__all__ = ["CHANNEL", "LogSubscription", "Notifier", "StreamSubscription", "Subscription"]
+__all__ = ["CHANNEL", "LiveFeed", "LogSubscription", "StreamSubscription", "Subscription"]
 
 CHANNEL: Final = "chouette_events"
 """The notification channel; payloads are ``"partition:last_position"``."""
@@ -89,8 +89,8 @@ class _Sink:
 class _Feed:
     """Reads one partition's new events once and hands them to its live subscribers."""
 
-    def __init__(self, notifier: Notifier, partition: int) -> None:
-        self.notifier = notifier
+    def __init__(self, live: LiveFeed, partition: int) -> None:
+        self.live = live
         self.partition = partition
         self.position = -1
         """The last position handed out; -1 until the feed knows the partition's head."""
@@ -142,14 +142,14 @@ class _Feed:
             pass
 
     async def _run(self) -> None:
-        notifier = self.notifier
-        store = notifier.store
+        live = self.live
+        store = live.store
         while self.position < 0:
             try:
                 heads = await store.partition_heads()
             except StoreError as e:
                 _log.warning("log feed %d cannot read the partition head: %s", self.partition, e)
-                await asyncio.sleep(notifier.poll_interval)
+                await asyncio.sleep(live.poll_interval)
                 continue
             self.position = heads.get(self.partition, 0)
         self.ready.set()
@@ -157,10 +157,10 @@ class _Feed:
         while True:
             self.wake.clear()
             try:
-                batch = await store.read_log(self.partition, self.position, notifier.batch_size)
+                batch = await store.read_log(self.partition, self.position, live.batch_size)
             except StoreError as e:
                 _log.warning("log feed %d cannot read: %s", self.partition, e)
-                await self._sleep(notifier.poll_interval)
+                await self._sleep(live.poll_interval)
                 continue
             if batch and not _contiguous(batch, self.position, _position):
                 # Not expected with commit-ordered positions; if it happens, an earlier position
@@ -173,20 +173,21 @@ class _Feed:
                     self.position,
                 )
                 await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, notifier.poll_interval)
+                backoff = min(backoff * 2, live.poll_interval)
                 continue
             backoff = 0.005
             if batch:
                 self.position = batch[-1].position
                 self._deliver(batch)
-                if len(batch) == notifier.batch_size:
+                if len(batch) == live.batch_size:
                     continue
             # Woken at once if a notification came in during the read.
-            await self._sleep(notifier.poll_interval)
+            await self._sleep(live.poll_interval)
 
 
-class Notifier:
-    """The LISTEN connection of a process and the live feeds of its subscriptions.
+class LiveFeed:
+    """The live-feed hub of a process: its one LISTEN connection and the per-partition feeds
+    that hand new events to its subscriptions.
 
     :param store: the store to read from.
     :param dsn: where to LISTEN (default: ``store.dsn``).
@@ -196,7 +197,7 @@ class Notifier:
     :param batch_size: most events per read.
     :param queue_events: most events queued for one live subscriber before it is detached.
 
-    Use as ``async with Notifier(store) as notifier:``, then :meth:`subscribe` or
+    Use as ``async with LiveFeed(store) as live:``, then :meth:`subscribe` or
     :meth:`subscribe_stream`.
     """
 
@@ -212,7 +213,7 @@ class Notifier:
         queue_events: int = 10_000,
     ) -> None:
         if listen and (dsn or store.dsn) is None:
-            raise ValueError("a Notifier that listens needs a dsn (or a store made by connect())")
+            raise ValueError("a LiveFeed that listens needs a dsn (or a store made by connect())")
         self.store = store
         self.poll_interval = poll_interval
         self.reconnect_delay = reconnect_delay
@@ -262,7 +263,7 @@ class Notifier:
                 sink.signal.set()
         self._feeds.clear()
 
-    async def __aenter__(self) -> Notifier:
+    async def __aenter__(self) -> LiveFeed:
         await self.start()
         return self
 
@@ -309,7 +310,7 @@ class Notifier:
 
     async def _feed(self, partition: int) -> _Feed:
         if self._closed:
-            raise StoreError("the notifier is closed")
+            raise StoreError("the live feed is closed")
         feed = self._feeds.get(partition)
         if feed is None:
             feed = self._feeds[partition] = _Feed(self, partition)
@@ -371,8 +372,8 @@ class Subscription(abc.ABC):
     _CLOSING: Final = 1
     _LIVE: Final = 2
 
-    def __init__(self, notifier: Notifier, cursor: int, batch_size: int) -> None:
-        self._notifier = notifier
+    def __init__(self, live: LiveFeed, cursor: int, batch_size: int) -> None:
+        self._live = live
         self._cursor = cursor
         self._batch_size = batch_size
         self._phase = self._CATCH_UP
@@ -424,11 +425,11 @@ class Subscription(abc.ABC):
     async def next_batch(self) -> list[RecordedEvent]:
         """The next non-empty batch, waiting for one if need be.
 
-        :raises StopAsyncIteration: the subscription (or its notifier) is closed.
+        :raises StopAsyncIteration: the subscription (or its live feed) is closed.
         """
         jump_delay = 0.005
         while True:
-            if self._closed or self._notifier.closed:
+            if self._closed or self._live.closed:
                 raise StopAsyncIteration
             if self._phase == self._LIVE:
                 sink = self._sink
@@ -450,14 +451,14 @@ class Subscription(abc.ABC):
             batch = await self._read()
             if batch and not self._accept(batch):
                 await asyncio.sleep(jump_delay)
-                jump_delay = min(jump_delay * 2, self._notifier.poll_interval)
+                jump_delay = min(jump_delay * 2, self._live.poll_interval)
                 continue
             short = len(batch) < self._batch_size
             if short:
                 if self._phase == self._CATCH_UP:
                     # Near the head: attach, then read once more to cover the attach.
-                    self._feed = await self._notifier._feed(await self._partition())
-                    self._sink = _Sink(self._notifier.queue_events, self._stream_filter())
+                    self._feed = await self._live._feed(await self._partition())
+                    self._sink = _Sink(self._live.queue_events, self._stream_filter())
                     self._feed.attach(self._sink)
                     self._phase = self._CLOSING
                 else:
@@ -509,8 +510,8 @@ class Subscription(abc.ABC):
 class LogSubscription(Subscription):
     """A partition's log after a position. :attr:`position` is the last position delivered."""
 
-    def __init__(self, notifier: Notifier, partition: int, after_position: int, batch_size: int):
-        super().__init__(notifier, after_position, batch_size)
+    def __init__(self, live: LiveFeed, partition: int, after_position: int, batch_size: int):
+        super().__init__(live, after_position, batch_size)
         self.partition = partition
 
     @property
@@ -521,7 +522,7 @@ class LogSubscription(Subscription):
         return self.partition
 
     async def _read(self) -> list[RecordedEvent]:
-        return await self._notifier.store.read_log(self.partition, self._cursor, self._batch_size)
+        return await self._live.store.read_log(self.partition, self._cursor, self._batch_size)
 
     def _key(self, event: RecordedEvent) -> int:
         return event.position
@@ -532,13 +533,13 @@ class StreamSubscription(Subscription):
 
     def __init__(
         self,
-        notifier: Notifier,
+        live: LiveFeed,
         stream_id: str,
         after_version: int,
         partition: int | None,
         batch_size: int,
     ):
-        super().__init__(notifier, after_version, batch_size)
+        super().__init__(live, after_version, batch_size)
         self.stream_id = stream_id
         self._partition_id = partition
 
@@ -548,13 +549,13 @@ class StreamSubscription(Subscription):
 
     async def _partition(self) -> int:
         if self._partition_id is None:
-            store = self._notifier.store
+            store = self._live.store
             found = await store.stream_partition(self.stream_id)
             self._partition_id = store.partition_for(self.stream_id) if found is None else found
         return self._partition_id
 
     async def _read(self) -> list[RecordedEvent]:
-        return await self._notifier.store.read_stream(
+        return await self._live.store.read_stream(
             self.stream_id, self._cursor, limit=self._batch_size
         )
 

@@ -32,7 +32,7 @@ Channel = Literal["table", "team"]
 
 
 class TableOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The rules a table is created with (RULES.md §5–8)."""
+    """The rules a table is created with (docs/rules.md §5–8)."""
 
     match_length: Annotated[int, Meta(ge=0, le=255)] = 0
     """Points to win a match; 0 for money play and chouettes."""

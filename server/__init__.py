@@ -1,1 +1,1 @@
-"""The chouette server: HTTP, WebSocket and SSE over the event store (see DESIGN.md)."""
+"""The chouette server: HTTP, WebSocket and SSE over the event store (see docs/design.md)."""

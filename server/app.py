@@ -16,16 +16,17 @@ from aiohttp import WSCloseCode, web
 
 from events.embedded import DatabaseConfig, database_url
 from events.migrations import migrate
+from events.service import TableService
 from events.store import EventStore
-from events.subscription import Notifier
-from server import audit, openapi, replay, streams
+from events.subscription import LiveFeed
+from server import api_docs, openapi, record_handlers, streams
 from server import handlers as h
+from server import web as page
 from server.config import Config
-from server.keys import ACCOUNTS_POOL, CONFIG, LOBBY, METRICS, NOTIFIER, SOCKETS, TABLES
+from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, LOBBY, METRICS, SOCKETS, TABLES
 from server.lobby import Lobby
 from server.metrics import Metrics
 from server.problems import error_middleware
-from server.tables import TableService
 
 log = logging.getLogger("chouette.server")
 
@@ -55,15 +56,18 @@ def _routes(app: web.Application) -> None:
     r.add_post("/tables/{table_id}/commands", h.post_command)
     r.add_get("/tables/{table_id}/ws", streams.websocket)
     r.add_get("/tables/{table_id}/events", streams.sse)
-    r.add_get("/tables/{table_id}/audit", audit.handle_audit)
-    r.add_get("/tables/{table_id}/replay", replay.handle_replay)
-    r.add_get("/tables/{table_id}/export.mat", replay.handle_export_mat)
+    r.add_get("/tables/{table_id}/audit", record_handlers.handle_audit)
+    r.add_get("/tables/{table_id}/replay", record_handlers.handle_replay)
+    r.add_get("/tables/{table_id}/export.mat", record_handlers.handle_export_mat)
     r.add_get("/log", h.global_feed)
     r.add_get("/healthz", h.healthz)
     r.add_get("/readyz", h.readyz)
     r.add_get("/metrics", h.metrics)
     r.add_get("/openapi.json", openapi.spec)
-    r.add_get("/docs", openapi.docs)
+    r.add_get("/docs", api_docs.docs)
+    r.add_get("/docs/static/{asset}", api_docs.docs_asset)
+    r.add_get("/", page.index)
+    r.add_get("/static/{path:.+}", page.static)
     openapi.register_extras(app)
 
 
@@ -78,13 +82,13 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         reset=_keep_session,
     )
     await migrate(store.pool)
-    notifier = Notifier(store, poll_interval=config.poll_interval, queue_events=config.client_queue)
+    notifier = LiveFeed(store, poll_interval=config.poll_interval, queue_events=config.client_queue)
     await notifier.start()
     lobby = Lobby(store, notifier)
     await lobby.start()
     app[ACCOUNTS_POOL] = store.pool
     app[TABLES] = TableService(store, app[METRICS], config.dice_factory)
-    app[NOTIFIER] = notifier
+    app[LIVE_FEED] = notifier
     app[LOBBY] = lobby
     log.info("database ready", extra={"status": "ready"})
     try:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.chouette import TARGETED_ACTIONS, Action, Chouette, Side
+from engine.actions import Action
+from engine.chouette import TARGETED_ACTIONS, Chouette, Side
 from engine.errors import EngineError
 from engine.game import Phase
 from engine.notation import format_play
-from events.decider import TableState
+from events.table import TableState
 
 
 def chouette_role(state: TableState, viewer: str) -> str:
@@ -21,18 +22,6 @@ def chouette_role(state: TableState, viewer: str) -> str:
         return "waiting"
     role = ch.role(viewer)
     return {"out": "dropped", "absent": "spectator"}.get(role, role)
-
-
-def team_can_read(state: TableState, viewer: str | None) -> bool:
-    """Whether ``viewer`` may read the team channel: a member of the team still in the game
-    (the captain included); never the box, a spectator, or a member whose game is settled.
-    Between games, everyone in the line but the next box."""
-    ch = state.chouette
-    if viewer is None or ch is None:
-        return False
-    if ch.in_progress and ch.game is not None:
-        return viewer in ch.game.in_game
-    return viewer in ch.line[1:]
 
 
 def _side(ch: Chouette, side: Side | None) -> str | None:

@@ -1,19 +1,45 @@
-"""The ``chouette`` command: ``serve``, ``migrate`` (and the audit tools)."""
+"""The ``chouette`` command: ``serve`` and ``migrate``, and the record tools ``audit``,
+``replay``, ``export`` and ``import`` (each reads or writes a table's stream in the store)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import sys
+import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import asyncpg
 from aiohttp import web
 
+from engine.matfile import write_mat
+from events import types as e
+from events.audit import TableReport
+from events.audit_scan import audit_tables, check_log, table_ids
 from events.embedded import DatabaseConfig, database_url
+from events.mat_export import (
+    chouette_json,
+    export_chouette,
+    export_json,
+    export_mat,
+    json_text,
+    member_record,
+)
+from events.mat_import import import_mat
 from events.migrations import migrate
+from events.record_text import record_lines, state_text
+from events.replay import decode_all
+from events.store import EventStore
+from events.streams import append_steps, table_stream
+from server.app import create_app
 from server.config import Config
 from server.logs import setup_logging
+from server.progress import Progress
 
 log = logging.getLogger("chouette")
 
@@ -41,9 +67,7 @@ def parser() -> argparse.ArgumentParser:
     _db_flags(serve)
     mig = sub.add_parser("migrate", help="apply database migrations and exit")
     _db_flags(mig)
-    from server import tools
-
-    tools.add_commands(sub, _db_flags)
+    _add_record_commands(sub)
     return ap
 
 
@@ -60,8 +84,6 @@ def config_from(args: argparse.Namespace) -> Config:
 
 
 async def _migrate(config: Config) -> list[str]:
-    import asyncpg
-
     url = await database_url(DatabaseConfig(url=config.database_url, data_dir=config.data_dir))
     conn = await asyncpg.connect(url)
     try:
@@ -85,8 +107,6 @@ def main(argv: list[str] | None = None) -> int:
     config = config_from(args)
     setup_logging(config.log_level, config.log_json and args.cmd == "serve")
     if args.cmd == "serve":
-        from server.app import create_app
-
         if config.database_url is None:
             print(
                 f"starting embedded PostgreSQL in {config.data_dir.resolve()} ...", file=sys.stderr
@@ -109,6 +129,189 @@ def main(argv: list[str] | None = None) -> int:
         applied = asyncio.run(_migrate(config))
         print(f"applied {len(applied)} migration(s): {', '.join(applied) or 'none needed'}")
         return 0
-    from server import tools
+    return _run_record_command(args, config)
 
-    return tools.run(args, config)
+
+# -- the record tools ---------------------------------------------------------------------------
+
+
+def _add_record_commands(sub: argparse._SubParsersAction) -> None:
+    """Add ``audit``, ``replay``, ``export`` and ``import`` to the ``chouette`` command."""
+    audit = sub.add_parser(
+        "audit",
+        help="check tables: hash chain, versions, every event against the rules, every throw "
+        "against the revealed seed",
+    )
+    which = audit.add_mutually_exclusive_group(required=True)
+    which.add_argument("--table", action="append", metavar="ID", help="a table id (repeatable)")
+    which.add_argument("--all", action="store_true", help="every table, and the log")
+    audit.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    _db_flags(audit)
+
+    replay = sub.add_parser("replay", help="print a table's games, move by move")
+    replay.add_argument("table", metavar="ID")
+    replay.add_argument("--at", type=int, metavar="VERSION", help="show the table at a version")
+    replay.add_argument("--boards", action="store_true", help="draw the board after each play")
+    _db_flags(replay)
+
+    export = sub.add_parser("export", help="export a table's games for analysis programs")
+    export.add_argument("table", metavar="ID")
+    export.add_argument("--format", choices=("mat", "json"), default="mat")
+    export.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="file to write (default stdout); for a chouette, a directory for its files",
+    )
+    export.add_argument("--member", help="chouette: only this team member's .mat file")
+    _db_flags(export)
+
+    imp = sub.add_parser("import", help="import a .mat match file as a new table")
+    imp.add_argument("file", type=Path)
+    imp.add_argument("--table", metavar="ID", help="the new table's id (default: a new uuid)")
+    _db_flags(imp)
+
+
+def _run_record_command(args: argparse.Namespace, config: Config) -> int:
+    """Run one of the record tools; the exit status."""
+    commands: dict[str, Callable[[argparse.Namespace, EventStore], Any]] = {
+        "audit": _audit,
+        "replay": _replay,
+        "export": _export,
+        "import": _import,
+    }
+    command = commands.get(args.cmd)
+    if command is None:
+        raise SystemExit(f"unknown command {args.cmd!r}")
+    return asyncio.run(_with_store(config, command, args))
+
+
+async def _with_store(
+    config: Config, command: Callable[[argparse.Namespace, EventStore], Any], args: Any
+) -> int:
+    url = await database_url(DatabaseConfig(url=config.database_url, data_dir=config.data_dir))
+    store = await EventStore.connect(url, min_size=1, max_size=4)
+    try:
+        await migrate(store.pool)
+        status: int = await command(args, store)
+        return status
+    finally:
+        await store.close()
+
+
+async def _audit(args: argparse.Namespace, store: EventStore) -> int:
+    known = dict(await table_ids(store))
+    ids = sorted(known) if args.all else list(args.table)
+    bar = Progress(sum(known.get(t, 0) for t in ids), "audit")
+    started = time.perf_counter()
+    reports = await audit_tables(store, ids, bar.advance)
+    bar.close()
+    log = await check_log(store) if args.all else []
+    seconds = time.perf_counter() - started
+    failed = [r for r in reports if r.status == "failed"]
+    if args.json:
+        doc = {
+            "status": "failed" if failed or log else "ok",
+            "tables": len(reports),
+            "events": sum(r.events for r in reports),
+            "seconds": round(seconds, 3),
+            "failed": len(failed),
+            "pending": sum(r.status == "pending" for r in reports),
+            "log": log,
+            "reports": [r.as_dict() for r in reports],
+        }
+        print(json.dumps(doc, indent=2))
+    else:
+        for r in reports:
+            print(_report_line(r))
+        for problem in log:
+            print(f"log partition {problem['partition']}: FAILED {problem['reason']}")
+        events = sum(r.events for r in reports)
+        print(
+            f"{len(reports)} table(s), {events} events in {seconds:.2f} s: "
+            f"{len(failed)} failed, {sum(r.status == 'pending' for r in reports)} pending"
+        )
+    return 1 if failed or log else 0
+
+
+def _report_line(report: TableReport) -> str:
+    first = report.first_failure
+    if first is not None:
+        stream, f = first
+        event = f" ({f.event})" if f.event else ""
+        return f"{report.table_id}: FAILED {stream} v{f.version}{event} [{f.check}] {f.reason}"
+    games = sum(s.games for s in report.streams)
+    verified = sum(len(s.dice_verified) for s in report.streams)
+    pending = [g for s in report.streams for g in s.pending]
+    uncommitted = [g for s in report.streams for g in s.uncommitted]
+    text = f"{report.table_id}: {report.status} ({report.events} events, {games} games, "
+    text += f"dice of {verified} verified"
+    if pending:
+        text += f", game {', '.join(map(str, pending))} in play: dice pending"
+    if uncommitted:
+        text += f", {len(uncommitted)} with dice never committed to (imported)"
+    return text + ")"
+
+
+async def _replay(args: argparse.Namespace, store: EventStore) -> int:
+    records = await store.read_stream(table_stream(args.table))
+    if not records:
+        print(f"no table {args.table!r}", file=sys.stderr)
+        return 1
+    events = decode_all(records)
+    if args.at is not None:
+        if not 1 <= args.at <= len(events):
+            print(f"--at must be 1 to {len(events)}", file=sys.stderr)
+            return 1
+        print(state_text(events, args.at))
+        return 0
+    for line in record_lines(events, boards=args.boards):
+        print(line)
+    return 0
+
+
+async def _export(args: argparse.Namespace, store: EventStore) -> int:
+    records = await store.read_stream(table_stream(args.table))
+    if not records:
+        print(f"no table {args.table!r}", file=sys.stderr)
+        return 1
+    events = decode_all(records)
+    chouette = isinstance(events[0], e.TableCreated) and events[0].kind == "chouette"
+    if chouette and args.format == "mat" and not args.member:
+        if not args.output:
+            print(
+                "a chouette exports a file per member: give -o DIRECTORY or --member",
+                file=sys.stderr,
+            )
+            return 2
+        args.output.mkdir(parents=True, exist_ok=True)
+        for name, content in export_chouette(events).items():
+            (args.output / name).write_text(content, encoding="utf-8")
+            print(f"wrote {args.output / name}", file=sys.stderr)
+        return 0
+    if chouette and args.format == "mat":
+        text = write_mat(member_record(events, args.member))
+    elif chouette:
+        text = json_text(chouette_json(events))
+    elif args.format == "mat":
+        text = export_mat(events)
+    else:
+        text = json_text(export_json(events))
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+async def _import(args: argparse.Namespace, store: EventStore) -> int:
+    text = args.file.read_text(encoding="utf-8", errors="replace")
+    table_id = args.table or str(uuid.uuid4())
+    steps = import_mat(text, table_id)
+    bar = Progress(sum(len(s) for s in steps), "import")
+    version = await append_steps(store, table_id, steps, progress=bar.advance)
+    bar.close()
+    print(table_id)
+    print(f"imported {args.file} as table {table_id} ({version} events)", file=sys.stderr)
+    return 0

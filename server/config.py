@@ -10,10 +10,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from events.decider import DiceSource
+from events.table import DiceSource
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ encodes the answer; errors are raised and mapped by :mod:`server.problems`' midd
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from typing import Annotated, Any, TypeVar
 
@@ -12,13 +13,14 @@ from aiohttp import web
 from msgspec import Meta
 
 from events import commands as c
-from events.errors import StoreError, translate_errors
+from events.errors import StoreError
 from events.store import RecordedEvent
+from events.streams import parse_stream
 from events.types import TableKind, TableOptions
 from server import auth
 from server.keys import ACCOUNTS_POOL, CONFIG, LOBBY, METRICS, TABLES
 from server.problems import bad_request, forbidden, unauthorized
-from server.views import table_view
+from server.table_view import table_view
 
 T = TypeVar("T")
 
@@ -253,7 +255,9 @@ async def run_command(
     if isinstance(command, c.Join) and not command.display_name:
         command = c.Join(seat=command.seat, display_name=account.display_name)
     outcome = await tables.execute(table_id, account.account_id, command, body.command_id)
-    stream = "chat" if outcome.stream.startswith("chat-") else "table"
+    name = parse_stream(outcome.stream)
+    assert name is not None, outcome.stream  # the service appends to a table's streams only
+    stream = name.kind
     return CommandResult(
         command_id=outcome.command_id,
         duplicate=outcome.duplicate,
@@ -273,7 +277,7 @@ async def healthz(request: web.Request) -> web.Response:
 
 async def readyz(request: web.Request) -> web.Response:
     try:
-        await asyncio.wait_for(request.app[ACCOUNTS_POOL].fetchval("SELECT 1"), timeout=2)
+        await asyncio.wait_for(request.app[TABLES].store.ping(), timeout=2)
     except (TimeoutError, OSError, Exception) as exc:
         return json_response({"status": "unavailable", "detail": str(exc)}, 503)
     return json_response({"status": "ready", "lobby_lag": request.app[LOBBY].lag})
@@ -283,15 +287,9 @@ async def metrics(request: web.Request) -> web.Response:
     registry = request.app[METRICS]
     streams = registry.followed_streams()
     if streams:
-        try:
-            with translate_errors():
-                rows = await request.app[ACCOUNTS_POOL].fetch(
-                    "SELECT stream_id, version FROM streams WHERE stream_id = ANY($1::text[])",
-                    sorted(streams),
-                )
-            registry.update_lag({r["stream_id"]: r["version"] for r in rows})
-        except StoreError:
-            pass  # the database is down: report the last lag measured
+        # The database down: report the last lag measured.
+        with contextlib.suppress(StoreError):
+            registry.update_lag(await request.app[TABLES].store.stream_versions(sorted(streams)))
     else:
         registry.update_lag({})
     return web.Response(text=registry.render(), content_type="text/plain", charset="utf-8")

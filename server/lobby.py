@@ -20,8 +20,8 @@ from events import types as e
 from events.errors import StoreError, translate_errors
 from events.projection import Projector
 from events.store import EventStore, RecordedEvent
-from events.subscription import Notifier
-from server.tables import decode_recorded
+from events.streams import decode_recorded, parse_stream
+from events.subscription import LiveFeed
 
 log = logging.getLogger("chouette.lobby")
 
@@ -32,9 +32,10 @@ class LobbyProjector(Projector):
 
     async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
         for rec in events:
-            if not rec.stream_id.startswith("table-"):
+            name = parse_stream(rec.stream_id)
+            if name is None or name.kind != "table":
                 continue
-            table_id = rec.stream_id.removeprefix("table-")
+            table_id = name.table_id
             try:
                 event = decode_recorded(rec)
             except StoreError:
@@ -45,57 +46,58 @@ class LobbyProjector(Projector):
     async def _apply(
         self, conn: asyncpg.Connection, table_id: str, version: int, event: e.Event
     ) -> None:
-        if isinstance(event, e.TableCreated):
-            o = event.options
-            max_players = o.max_players or (8 if event.kind == "chouette" else 2)
-            await conn.execute(
-                "INSERT INTO lobby_tables (table_id, kind, name, options, created_by, max_players,"
-                " status, version) VALUES ($1, $2, $3, $4::jsonb, $5, $6, 'open', $7)"
-                " ON CONFLICT (table_id) DO NOTHING",
-                table_id,
-                event.kind,
-                event.name,
-                json.dumps({f: getattr(o, f) for f in o.__struct_fields__}),
-                event.created_by,
-                max_players,
-                version,
-            )
-            return
-        if isinstance(event, e.PlayerJoined):
-            sql = (
-                "UPDATE lobby_tables SET players = array_append(players, $2), version = $3,"
-                " updated_at = now() WHERE table_id = $1 AND NOT $2 = ANY(players)"
-            )
-            await conn.execute(sql, table_id, event.player, version)
-        elif isinstance(event, e.PlayerLeft):
-            await conn.execute(
-                "UPDATE lobby_tables SET players = array_remove(players, $2), version = $3,"
-                " updated_at = now() WHERE table_id = $1",
-                table_id,
-                event.player,
-                version,
-            )
-        elif isinstance(event, e.GameStarted):
-            await conn.execute(
-                "UPDATE lobby_tables SET status = 'playing', games = $2, version = $3,"
-                " updated_at = now() WHERE table_id = $1",
-                table_id,
-                event.game,
-                version,
-            )
-        elif isinstance(event, e.MatchEnded):
-            await conn.execute(
-                "UPDATE lobby_tables SET status = 'finished', version = $2, updated_at = now()"
-                " WHERE table_id = $1",
-                table_id,
-                version,
-            )
+        match event:
+            case e.TableCreated(kind=kind, options=o, name=name, created_by=created_by):
+                await conn.execute(
+                    "INSERT INTO lobby_tables (table_id, kind, name, options, created_by,"
+                    " max_players, status, version)"
+                    " VALUES ($1, $2, $3, $4::jsonb, $5, $6, 'open', $7)"
+                    " ON CONFLICT (table_id) DO NOTHING",
+                    table_id,
+                    kind,
+                    name,
+                    json.dumps({f: getattr(o, f) for f in o.__struct_fields__}),
+                    created_by,
+                    o.max_players or (8 if kind == "chouette" else 2),
+                    version,
+                )
+            case e.PlayerJoined(player=player):
+                await conn.execute(
+                    "UPDATE lobby_tables SET players = array_append(players, $2), version = $3,"
+                    " updated_at = now() WHERE table_id = $1 AND NOT $2 = ANY(players)",
+                    table_id,
+                    player,
+                    version,
+                )
+            case e.PlayerLeft(player=player):
+                await conn.execute(
+                    "UPDATE lobby_tables SET players = array_remove(players, $2), version = $3,"
+                    " updated_at = now() WHERE table_id = $1",
+                    table_id,
+                    player,
+                    version,
+                )
+            case e.GameStarted(game=game):
+                await conn.execute(
+                    "UPDATE lobby_tables SET status = 'playing', games = $2, version = $3,"
+                    " updated_at = now() WHERE table_id = $1",
+                    table_id,
+                    game,
+                    version,
+                )
+            case e.MatchEnded():
+                await conn.execute(
+                    "UPDATE lobby_tables SET status = 'finished', version = $2, updated_at = now()"
+                    " WHERE table_id = $1",
+                    table_id,
+                    version,
+                )
 
 
 class Lobby:
     """Runs a lobby projector per partition and answers lobby queries."""
 
-    def __init__(self, store: EventStore, notifier: Notifier) -> None:
+    def __init__(self, store: EventStore, notifier: LiveFeed) -> None:
         self.store = store
         self.notifier = notifier
         self.projectors = [LobbyProjector(p) for p in range(store.partitions)]

@@ -114,6 +114,17 @@ class Metrics:
             self.subscriber_lag,
         ]
 
+    # The command service's observer (events.service.CommandObserver).
+
+    def command_done(self, kind: str, outcome: str, seconds: float) -> None:
+        """A command finished: count it by type and outcome, and time it."""
+        self.commands.inc(type=kind, outcome=outcome)
+        self.command_latency.observe(seconds, type=kind)
+
+    def append_done(self, seconds: float) -> None:
+        """An append of a decided command took ``seconds``."""
+        self.append_latency.observe(seconds)
+
     # Subscriber lag: each stream client records the last version it was sent of each stream
     # it follows; at scrape time the handler reads those streams' heads and the gauge is the
     # largest difference. A client whose socket is not read stops being sent anything, so its

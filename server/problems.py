@@ -1,7 +1,8 @@
 """RFC 9457 problem responses, and the one middleware that maps every error to one.
 
 Handlers raise; they never build error responses themselves. The middleware maps engine errors
-(rules), store errors (conflicts, outages), decoding errors (bad input) and :class:`Problem` to a
+(rules), the table's domain errors (:mod:`events.table`: no such table, a reused command id...),
+store errors (conflicts, outages), decoding errors (bad input) and :class:`Problem` to a
 JSON problem with ``type``, ``title``, ``status``, ``detail`` and, where known, the ``field`` at
 fault. Bad input is never a 500, and since a command is appended only after it was decided, no
 error path has written anything.
@@ -29,6 +30,15 @@ from events.errors import (
     CorruptEventError,
     StoreError,
     StoreUnavailableError,
+)
+from events.table import (
+    ChatNotAllowedError,
+    CommandError,
+    CommandIdReusedError,
+    InvalidCommandError,
+    NotAllowedError,
+    TableExistsError,
+    TableNotFoundError,
 )
 from server.keys import CONFIG
 
@@ -110,45 +120,54 @@ def from_decode_error(exc: msgspec.DecodeError) -> Problem:
 
 
 def to_problem(exc: BaseException) -> Problem | None:
-    """The problem for a known error, or None for a bug (which becomes a logged 500)."""
-    from events.decider import CommandError, InvalidCommandError, NotAllowedError
+    """The problem for a known error, or None for a bug (which becomes a logged 500).
 
-    if isinstance(exc, Problem):
-        return exc
-    if isinstance(exc, msgspec.DecodeError):
-        return from_decode_error(exc)
-    if isinstance(exc, InvalidCommandError):
-        return Problem(400, "invalid-command", "Invalid command", str(exc))
-    if isinstance(exc, NotAllowedError):
-        return Problem(403, "not-your-role", "Not allowed", str(exc))
-    if isinstance(exc, NotYourTurnError):
-        return Problem(403, "not-your-turn", "Not your turn", str(exc))
-    if isinstance(exc, IllegalPlayError):
-        return Problem(422, "illegal-play", "Illegal play", str(exc))
-    if isinstance(exc, InvalidPlayError):
-        return Problem(400, "invalid-play", "Malformed play", str(exc), field="notation")
-    if isinstance(exc, GameOverError):
-        return Problem(409, "game-over", "Game over", str(exc))
-    if isinstance(exc, CommandError):
-        return Problem(409, "not-now", "Not allowed now", str(exc))
-    if isinstance(exc, EngineError):
-        return Problem(409, "not-now", "Not allowed now", str(exc))
-    if isinstance(exc, CommandReusedError):
-        return Problem(409, "command-id-reused", "Command id reused", str(exc), field="command_id")
-    if isinstance(exc, ConcurrencyError):
-        return Problem(409, "version-conflict", "Version conflict", str(exc))
-    if isinstance(exc, StoreUnavailableError):
-        return Problem(
-            503,
-            "unavailable",
-            "Service unavailable",
-            "the database is unavailable; retry with the same command id",
-            headers={"Retry-After": "1"},
-        )
-    if isinstance(exc, CorruptEventError):
-        return Problem(500, "corrupt-event", "Corrupt event", str(exc))
-    if isinstance(exc, StoreError):
-        return Problem(503, "store-error", "Store error", str(exc))
+    The most precise class comes first: the table's own errors are command errors, and command
+    errors are engine errors.
+    """
+    match exc:
+        case Problem():
+            return exc
+        case msgspec.DecodeError():
+            return from_decode_error(exc)
+        case TableNotFoundError():
+            return not_found(str(exc))
+        case TableExistsError():
+            return Problem(409, "exists", "Table exists", str(exc))
+        case CommandIdReusedError() | CommandReusedError():
+            return Problem(
+                409, "command-id-reused", "Command id reused", str(exc), field="command_id"
+            )
+        case ChatNotAllowedError():
+            return forbidden(str(exc))
+        case InvalidCommandError():
+            return Problem(400, "invalid-command", "Invalid command", str(exc))
+        case NotAllowedError():
+            return Problem(403, "not-your-role", "Not allowed", str(exc))
+        case NotYourTurnError():
+            return Problem(403, "not-your-turn", "Not your turn", str(exc))
+        case IllegalPlayError():
+            return Problem(422, "illegal-play", "Illegal play", str(exc))
+        case InvalidPlayError():
+            return Problem(400, "invalid-play", "Malformed play", str(exc), field="notation")
+        case GameOverError():
+            return Problem(409, "game-over", "Game over", str(exc))
+        case CommandError() | EngineError():
+            return Problem(409, "not-now", "Not allowed now", str(exc))
+        case ConcurrencyError():
+            return Problem(409, "version-conflict", "Version conflict", str(exc))
+        case StoreUnavailableError():
+            return Problem(
+                503,
+                "unavailable",
+                "Service unavailable",
+                "the database is unavailable; retry with the same command id",
+                headers={"Retry-After": "1"},
+            )
+        case CorruptEventError():
+            return Problem(500, "corrupt-event", "Corrupt event", str(exc))
+        case StoreError():
+            return Problem(503, "store-error", "Store error", str(exc))
     return None
 
 

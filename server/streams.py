@@ -24,15 +24,15 @@ from collections.abc import AsyncIterator
 import msgspec
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from events.decider import TableState
 from events.errors import StoreUnavailableError
 from events.store import RecordedEvent
-from events.subscription import Notifier
+from events.streams import chat_stream, decode_recorded, table_stream
+from events.subscription import LiveFeed
+from events.table import TableState
 from events.types import ChatPosted
 from server import handlers as h
-from server.keys import CONFIG, LOBBY, METRICS, NOTIFIER, SOCKETS, TABLES
+from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, SOCKETS, TABLES
 from server.problems import Problem, bad_request, to_problem
-from server.tables import chat_stream, decode_recorded, table_stream
 
 log = logging.getLogger("chouette.streams")
 
@@ -79,7 +79,7 @@ async def _merged(
     app: web.Application, table_id: str, after: int, chat_after: int
 ) -> AsyncIterator[tuple[str, RecordedEvent]]:
     """The table and chat streams after the given versions, interleaved as they arrive."""
-    notifier: Notifier = app[NOTIFIER]
+    notifier: LiveFeed = app[LIVE_FEED]
     retry = app[CONFIG].poll_interval
     queue: asyncio.Queue[tuple[str, RecordedEvent] | BaseException] = asyncio.Queue(maxsize=256)
 

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.actions import Action
 from engine.errors import InvalidIdError
-from engine.game import Action, Game, Phase
+from engine.game import Game, Phase
 from engine.notation import format_play
-from events.decider import TableState
+from events.table import TableState
+from server.chouette_table_view import chouette_role, chouette_view
 
 
 def _game_view(state: TableState, game: Game, viewer: str | None) -> dict[str, Any]:
-    session = state.session
-    assert session is not None
+    series = state.match
+    assert series is not None
     seats = state.seats
 
     def who(i: int | None) -> str | None:
@@ -31,7 +33,7 @@ def _game_view(state: TableState, game: Game, viewer: str | None) -> dict[str, A
         "to_act": who(game.to_act),
         "dice": list(game.dice) if game.dice else None,
         "position_id": game.position_id(),
-        "match_id": _match_id(game, session.length, session.score, session.crawford),
+        "match_id": _match_id(game, series.length, series.score, series.crawford),
         "board": _board(game),
         "cube": {"value": game.cube.value, "owner": who(game.cube.owner)},
         "pending_double": None,
@@ -95,19 +97,17 @@ def table_view(state: TableState, viewer: str | None) -> dict[str, Any]:
         "role": role_of(state, viewer),
     }
     if state.kind == "chouette":
-        from server.chouette_view import chouette_view
-
         view.update(chouette_view(state, viewer))
         return view
     view["seats"] = list(state.seats)
-    session = state.session
-    if session is not None:
-        view["score"] = list(session.score)
-        view["match_length"] = session.length
-        view["crawford"] = session.crawford
+    series = state.match
+    if series is not None:
+        view["score"] = list(series.score)
+        view["match_length"] = series.length
+        view["crawford"] = series.crawford
         view["match_winner"] = state.match_winner or None
-        if session.game is not None:
-            view["game"] = _game_view(state, session.game, viewer)
+        if series.game is not None:
+            view["game"] = _game_view(state, series.game, viewer)
     allowed = set(view.get("game", {}).get("allowed", []))
     if viewer and state.seat_of(viewer) is not None:
         if not state.in_game:
@@ -128,7 +128,5 @@ def role_of(state: TableState, viewer: str | None) -> str:
     if viewer is None:
         return "anonymous"
     if state.kind == "chouette" and state.chouette is not None:
-        from server.chouette_view import chouette_role
-
         return chouette_role(state, viewer)
     return "player" if state.seat_of(viewer) is not None else "spectator"

@@ -1,6 +1,6 @@
 """The audit finds tampering, and names the version tampered with.
 
-Tables are played through the decider with fair dice (:func:`server.tools.simulate_table`) and
+Tables are played through the decider with fair dice (:func:`events.simulate.simulate_table`) and
 appended to a fresh database as the table service would. A superuser (the ``admin`` fixture)
 then disables the append-only triggers and edits the stored events, in two ways:
 
@@ -12,6 +12,8 @@ then disables the append-only triggers and edits the stored events, in two ways:
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import random
 import uuid
@@ -24,11 +26,16 @@ import pytest
 
 from engine.moves import legal_plays
 from events import types as e
-from events.decider import TableState, evolve
+from events.audit import audit_records
+from events.audit_scan import audit_table, audit_tables, check_log
+from events.decider import evolve
+from events.simulate import simulate_chouette, simulate_table
 from events.store import ZERO_HASH, EventStore, event_hash
-from server.audit import audit_records, audit_table, audit_tables, check_log
-from server.tables import table_stream
-from server.tools import append_steps, recorded, simulate_chouette, simulate_table
+from events.streams import append_steps, table_stream
+from events.table import TableState
+from server.cli import main
+from server.progress import Progress
+from tests.records import recorded
 
 
 async def _table(store: EventStore, seed: int = 1, games: int = 3, **kw: Any) -> str:
@@ -436,8 +443,6 @@ async def test_audit_several_tables_and_the_log(store: EventStore) -> None:
 async def test_the_cli_exits_1_on_a_failure_and_prints_json(
     store: EventStore, admin: asyncpg.Connection, db_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from server.cli import main
-
     good = await _table(store, seed=30, games=1)
     bad = await _table(store, seed=31, games=2)
     events = await _events(store, bad)
@@ -447,8 +452,6 @@ async def test_the_cli_exits_1_on_a_failure_and_prints_json(
     async with Tamper(admin, table_stream(bad), rechain=True) as t:
         await t.set_event(v, e.DiceRolled(player=old.player, dice=(old.dice[1] % 6 + 1, 1)))
     # The CLI runs its own event loop: run it in a thread, off this test's loop.
-    import asyncio
-
     ok = await asyncio.to_thread(main, ["audit", "--table", good, "--database-url", db_url])
     assert ok == 0
     out = capsys.readouterr().out
@@ -519,10 +522,6 @@ async def test_chouette_tampering_is_named(
 
 
 def test_the_progress_bar_draws_only_on_a_terminal() -> None:
-    import io
-
-    from server.tools import Progress
-
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
             return True

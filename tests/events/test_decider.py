@@ -10,12 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.chouette import Action
+from engine.actions import Action
 from engine.errors import EngineError, IllegalPlayError, NotYourTurnError
 from engine.game import Phase
 from events import commands as c
 from events import types as e
-from events.decider import CommandError, NotAllowedError, TableState, decide, evolve, fold
+from events.decider import decide, evolve, fold, may_start_game
+from events.table import CommandError, NotAllowedError, TableState
 from tests.dice import ScriptedDice, SeededDice
 
 
@@ -30,6 +31,9 @@ class Table:
 
     def do(self, actor: str, command: c.Command) -> list[e.Event]:
         events = decide(self.state, actor, command, self.dice)
+        if any(isinstance(ev, e.GameStarted) for ev in events):
+            # The service draws the next game's seed only for such commands (docs/dice.md).
+            assert may_start_game(command), command
         for ev in events:
             stored = e.decode(e.tag(ev), ev.schema_version, e.encode(ev))
             assert stored == ev

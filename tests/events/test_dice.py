@@ -1,8 +1,8 @@
-"""Provably fair dice (``server/dice.py``, ``docs/dice.md``).
+"""Provably fair dice (``events/dice.py``, ``docs/dice.md``).
 
 - The worked example of ``docs/dice.md`` and its Python snippet agree with the server.
 - The derivation is uniform: a chi-square test over a million derived dice (the real
-  :func:`server.dice.derive_die`, one HMAC each), and over pairs.
+  :func:`events.dice.derive_die`, one HMAC each), and over pairs.
 - Games played through the table service with its production dice (:class:`FairDice`, seeds in
   the ``dice_seeds`` table) can be re-derived from their revealed seeds, throw by throw, and the
   audit verifies them; a throw that does not match is caught.
@@ -25,13 +25,16 @@ import pytest
 
 from engine.game import Phase
 from events import commands as c
+from events import dice
 from events import types as e
-from events.store import EventStore
-from server import dice
-from server.audit import audit_records, audit_table
+from events.audit import audit_records
+from events.audit_scan import audit_table
+from events.service import TableService
+from events.simulate import simulate_table
+from events.store import EventStore, SeedStore
+from events.streams import table_stream
 from server.metrics import Metrics
-from server.tables import TableService, table_stream
-from server.tools import recorded, simulate_table
+from tests.records import recorded
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "dice.md"
 
@@ -267,3 +270,57 @@ def test_fair_dice_source_matches_the_derivation(count: int) -> None:
     assert source.commitment(1) == dice.commitment(seeds[1])
     assert [source.die(1, n) for n in range(30)] == dice.derive_dice(seeds[1], clients, 30)
     assert source.reveal(1) == seeds[1].hex()
+
+
+def test_fair_dice_never_draw_a_seed_of_their_own() -> None:
+    """The service draws a new game's seed before deciding and hands it in; a seed it did not
+    hand in is a bug, not a silent new seed whose commitment nobody published."""
+    source = dice.FairDice({1: bytes(32)}, {})
+    with pytest.raises(LookupError, match="game 2"):
+        source.commitment(2)
+    with pytest.raises(LookupError):
+        source.die(2, 0)
+    assert len(dice.draw_seed()) == 32 and dice.draw_seed() != dice.draw_seed()
+
+
+async def _kept(store: EventStore, table_id: str) -> dict[int, bytes]:
+    return await SeedStore(store.pool).load(table_id)
+
+
+async def test_the_service_keeps_the_seed_of_each_game_it_starts_and_no_other(
+    store: EventStore,
+) -> None:
+    service = TableService(store, Metrics())
+    table_id = str(uuid.uuid4())
+
+    async def run(actor: str, command: c.Command) -> None:
+        await service.execute(table_id, actor, command, uuid.uuid4())
+
+    await run("p-ann", c.CreateTable(kind="money"))
+    await run("p-ann", c.Join())
+    assert await _kept(store, table_id) == {}  # no game started: nothing kept
+    await run("p-bob", c.Join())
+    state = await service.state(table_id)
+    kept = await _kept(store, table_id)
+    assert list(kept) == [1] and state.commitment == dice.commitment(kept[1])
+    await run("p-ann", c.Roll())
+    await run("p-bob", c.Chat(text="good luck"))
+    assert await _kept(store, table_id) == kept
+
+
+async def test_two_processes_drawing_seeds_for_one_game_agree_on_the_first_kept(
+    store: EventStore,
+) -> None:
+    """Another process kept its seed for the game first (and has not appended yet): this one
+    decides again with that seed, so the commitment is to the seed that is kept."""
+    service = TableService(store, Metrics())
+    table_id = str(uuid.uuid4())
+    await service.execute(table_id, "p-ann", c.CreateTable(kind="money"), uuid.uuid4())
+    await service.execute(table_id, "p-ann", c.Join(), uuid.uuid4())
+    theirs = bytes(range(32))
+    assert await SeedStore(store.pool).keep(table_id, 1, theirs) == theirs
+    assert await SeedStore(store.pool).keep(table_id, 1, bytes(32)) == theirs  # never replaced
+    await service.execute(table_id, "p-bob", c.Join(), uuid.uuid4())
+    state = await service.state(table_id)
+    assert state.commitment == dice.commitment(theirs)
+    assert await _kept(store, table_id) == {1: theirs}

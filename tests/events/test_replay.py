@@ -21,15 +21,21 @@ from aiohttp.test_utils import TestClient
 
 from engine.matfile import parse_mat
 from events import types as e
-from events.decider import TableState, fold
-from events.export import chouette_log, event_text
+from events.decider import fold
+from events.gamelog import chouette_log
+from events.narration import event_text
+from events.record_text import record_lines, state_text
+from events.replay import Replayer
+from events.simulate import simulate_chouette, simulate_table
 from events.store import EventStore
+from events.streams import append_steps
+from events.table import TableState
 from server.app import create_app
+from server.cli import main
 from server.config import Config
 from server.keys import TABLES
-from server.replay import Replayer, record_lines, replay_view, state_text
-from server.tools import append_steps, simulate_chouette, simulate_table
-from server.views import table_view
+from server.replay import replay_view
+from server.table_view import table_view
 
 
 async def _table(store: EventStore, seed: int, **kw: Any) -> tuple[str, list[e.Event]]:
@@ -83,7 +89,7 @@ async def test_replay_of_a_match_shows_ids_and_notation(store: EventStore) -> No
         assert view["table"] == table_view(states[v], None)
         game = view["table"]["game"]
         assert game["position_id"] == states[v].game.position_id()  # type: ignore[union-attr]
-        assert game["match_id"] == states[v].session.match_id()  # type: ignore[union-attr]
+        assert game["match_id"] == states[v].match.match_id()  # type: ignore[union-attr]
         assert view["event"]["notation"] == event.notation  # type: ignore[attr-defined]
         assert view["event"]["position_id_before"] == states[v - 1].game.position_id()  # type: ignore[union-attr]
         assert event.notation in view["event"]["text"]  # type: ignore[attr-defined]
@@ -223,8 +229,6 @@ def _keep_logging() -> Iterator[None]:
 
 
 async def _cli(*argv: str) -> int:
-    from server.cli import main
-
     with _keep_logging():
         return await asyncio.to_thread(main, list(argv))
 

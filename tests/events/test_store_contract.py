@@ -23,7 +23,7 @@ from events.store import (
     event_hash,
     stable_partition,
 )
-from events.subscription import Notifier
+from events.subscription import LiveFeed
 
 BACKENDS = [pytest.param("embedded", marks=pytest.mark.embedded)]
 if os.environ.get("DATABASE_URL"):
@@ -263,8 +263,8 @@ async def test_a_subscription_catches_up_then_follows_live(store: EventStore) ->
     seen: list[RecordedEvent] = []
 
     async with (
-        Notifier(store, poll_interval=5.0) as notifier,
-        notifier.subscribe(0, after_position=1) as sub,
+        LiveFeed(store, poll_interval=5.0) as live,
+        live.subscribe(0, after_position=1) as sub,
     ):
 
         async def consume() -> None:

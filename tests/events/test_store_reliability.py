@@ -25,7 +25,7 @@ from events.errors import (
 from events.migrations import SQL_DIR, migrate
 from events.projection import Projector
 from events.store import EventStore, NewEvent, RecordedEvent, decode
-from events.subscription import Notifier
+from events.subscription import LiveFeed
 
 
 class Moved(msgspec.Struct, frozen=True):
@@ -116,7 +116,7 @@ async def test_a_reader_never_passes_an_uncommitted_append(
     store: EventStore, pool: asyncpg.Pool
 ) -> None:
     seen: list[tuple[int, str]] = []
-    async with Notifier(store, poll_interval=0.05) as notifier, notifier.subscribe(0) as sub:
+    async with LiveFeed(store, poll_interval=0.05) as live, live.subscribe(0) as sub:
 
         async def follow() -> None:
             async for event in sub:
@@ -148,7 +148,7 @@ async def test_a_reader_never_passes_an_uncommitted_append(
         await asyncio.sleep(0.2)
         follower.cancel()
         await asyncio.gather(follower, return_exceptions=True)
-        assert notifier.feed_jumps(0) == 0
+        assert live.feed_jumps(0) == 0
 
     assert seen == [(1, "first"), (2, "second")]
 
@@ -313,9 +313,9 @@ async def test_a_killed_subscriber_resumes_over_ten_thousand_events(store: Event
 
         await asyncio.gather(*(one(k) for k in range(8)))
 
-    async def consume(notifier: Notifier, kill_at: int, reached: asyncio.Event) -> None:
+    async def consume(live: LiveFeed, kill_at: int, reached: asyncio.Event) -> None:
         checkpoint = processed[-1] if processed else 0
-        async with notifier.subscribe(0, checkpoint, batch_size=300) as sub:
+        async with live.subscribe(0, checkpoint, batch_size=300) as sub:
             async for event in sub:
                 processed.append(event.position)
                 if len(processed) >= kill_at:
@@ -325,14 +325,14 @@ async def test_a_killed_subscriber_resumes_over_ten_thousand_events(store: Event
 
     rng = random.Random(3)
     kills = 0
-    async with Notifier(store, poll_interval=0.2, queue_events=200) as notifier:
+    async with LiveFeed(store, poll_interval=0.2, queue_events=200) as live:
         writer = asyncio.create_task(write())
         while not processed or processed[-1] < total:
             # Killed (cancelled mid-iteration) after a random number of events, then resumed
             # from its checkpoint by a new subscription.
             reached = asyncio.Event()
             kill_at = min(len(processed) + rng.randrange(1, 1500), total)
-            task = asyncio.create_task(consume(notifier, kill_at, reached))
+            task = asyncio.create_task(consume(live, kill_at, reached))
             async with asyncio.timeout(10):
                 await reached.wait()
             task.cancel()

@@ -9,7 +9,7 @@ import asyncpg
 import pytest
 
 from events.store import EventStore, NewEvent, RecordedEvent
-from events.subscription import Notifier, Subscription
+from events.subscription import LiveFeed, Subscription
 
 
 def new(n: int) -> list[NewEvent]:
@@ -28,8 +28,8 @@ async def collect(sub: Subscription, until: int, key: str = "position") -> list[
 
 
 async def test_polling_alone_delivers_live_events(store: EventStore) -> None:
-    async with Notifier(store, listen=False, poll_interval=0.05) as notifier:
-        sub = notifier.subscribe(0)
+    async with LiveFeed(store, listen=False, poll_interval=0.05) as live:
+        sub = live.subscribe(0)
         reader = asyncio.create_task(collect(sub, 3))
         await asyncio.sleep(0.1)
         await store.append("a", new(3), expected_version=0, command_id=uuid.uuid4())
@@ -37,14 +37,14 @@ async def test_polling_alone_delivers_live_events(store: EventStore) -> None:
         await sub.close()
 
     assert [e.position for e in seen] == [1, 2, 3]
-    assert not notifier.listening
+    assert not live.listening
 
 
 async def test_one_listen_connection_serves_every_subscriber(
     store: EventStore, admin: asyncpg.Connection
 ) -> None:
-    async with Notifier(store, poll_interval=30) as notifier:
-        subs = [notifier.subscribe(0) for _ in range(20)]
+    async with LiveFeed(store, poll_interval=30) as live:
+        subs = [live.subscribe(0) for _ in range(20)]
         readers = [asyncio.create_task(collect(sub, 4)) for sub in subs]
         await asyncio.sleep(0.1)
         await store.append("a", new(2), expected_version=0, command_id=uuid.uuid4())
@@ -66,8 +66,8 @@ async def test_the_listener_reconnects_after_its_connection_is_killed(
     store: EventStore, admin: asyncpg.Connection
 ) -> None:
     # Polling every 30 s: only a notification can deliver within the test's timeout.
-    async with Notifier(store, poll_interval=30, reconnect_delay=0.05) as notifier:
-        sub = notifier.subscribe(0)
+    async with LiveFeed(store, poll_interval=30, reconnect_delay=0.05) as live:
+        sub = live.subscribe(0)
         await store.append("a", new(1), expected_version=0, command_id=uuid.uuid4())
         assert [e.position for e in await collect(sub, 1)] == [1]
 
@@ -77,7 +77,7 @@ async def test_the_listener_reconnects_after_its_connection_is_killed(
         )
         assert killed == 1
         async with asyncio.timeout(5):
-            while notifier.connections < 2 or not notifier.listening:
+            while live.connections < 2 or not live.listening:
                 await asyncio.sleep(0.01)
 
         await store.append("a", new(2), expected_version=1, command_id=uuid.uuid4())
@@ -86,8 +86,8 @@ async def test_the_listener_reconnects_after_its_connection_is_killed(
 
 
 async def test_a_slow_subscriber_is_sent_back_to_the_database(store: EventStore) -> None:
-    async with Notifier(store, poll_interval=0.05, queue_events=50) as notifier:
-        sub = notifier.subscribe(0)
+    async with LiveFeed(store, poll_interval=0.05, queue_events=50) as live:
+        sub = live.subscribe(0)
         await store.append("a", new(1), expected_version=0, command_id=uuid.uuid4())
         assert [e.position for e in await collect(sub, 1)] == [1]
         await store.append("a", new(1), expected_version=1, command_id=uuid.uuid4())
@@ -110,8 +110,8 @@ async def test_a_stream_subscription_follows_one_stream_by_version(store: EventS
     await store.append("a", new(3), expected_version=0, command_id=uuid.uuid4())
     await store.append("b", new(2), expected_version=0, command_id=uuid.uuid4())
 
-    async with Notifier(store, poll_interval=30) as notifier:
-        sub = notifier.subscribe_stream("a", after_version=1, batch_size=2)
+    async with LiveFeed(store, poll_interval=30) as live:
+        sub = live.subscribe_stream("a", after_version=1, batch_size=2)
         reader = asyncio.create_task(collect(sub, 6, key="version"))
         await asyncio.sleep(0.1)
         await store.append("b", new(1), expected_version=2, command_id=uuid.uuid4())
@@ -127,8 +127,8 @@ async def test_a_stream_subscription_follows_one_stream_by_version(store: EventS
 async def test_a_stream_subscription_can_start_before_the_stream_exists(
     store: EventStore,
 ) -> None:
-    async with Notifier(store, poll_interval=30) as notifier:
-        sub = notifier.subscribe_stream("later")
+    async with LiveFeed(store, poll_interval=30) as live:
+        sub = live.subscribe_stream("later")
         reader = asyncio.create_task(collect(sub, 2, key="version"))
         await asyncio.sleep(0.1)
         await store.append("later", new(2), expected_version=0, command_id=uuid.uuid4())
@@ -145,15 +145,15 @@ async def test_a_hole_in_the_log_is_waited_for_never_skipped(
         " data, command_id, prev_hash, hash, recorded_at)"
         " VALUES (0, $1, 'ghost', $2, 'tick', 1, '{}', $3, '', '', now())"
     )
-    async with Notifier(store, poll_interval=0.02) as notifier:
-        sub = notifier.subscribe(0)
+    async with LiveFeed(store, poll_interval=0.02) as live:
+        sub = live.subscribe(0)
         assert [e.position for e in await collect(sub, 2)] == [1, 2]
         reader = asyncio.create_task(collect(sub, 4))
         # Position 4 appears before position 3: something committed out of order.
         await admin.execute(insert, 4, 2, uuid.uuid4())
         await asyncio.sleep(0.3)
         assert not reader.done()
-        assert notifier.feed_jumps(0) > 0
+        assert live.feed_jumps(0) > 0
         await admin.execute(insert, 3, 1, uuid.uuid4())
         seen = await reader
         await sub.close()
@@ -161,14 +161,14 @@ async def test_a_hole_in_the_log_is_waited_for_never_skipped(
     assert [(e.position, e.stream_id) for e in seen] == [(3, "ghost"), (4, "ghost")]
 
 
-async def test_closing_the_notifier_ends_its_subscriptions(store: EventStore) -> None:
-    notifier = Notifier(store, poll_interval=30)
-    await notifier.start()
-    sub = notifier.subscribe(0)
+async def test_closing_the_live_feed_ends_its_subscriptions(store: EventStore) -> None:
+    live = LiveFeed(store, poll_interval=30)
+    await live.start()
+    sub = live.subscribe(0)
     reader = asyncio.create_task(collect(sub, 99))
     await asyncio.sleep(0.1)
 
-    await notifier.close()
+    await live.close()
 
     assert await asyncio.wait_for(reader, 2) == []
     with pytest.raises(StopAsyncIteration):

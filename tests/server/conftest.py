@@ -37,11 +37,12 @@ from aiohttp.test_utils import TestClient
 from dice import SeededDice
 
 from events import types as e
-from events.decider import TableState, evolve
+from events.decider import evolve
+from events.streams import chat_stream, table_stream
+from events.table import TableState
 from server.app import create_app
 from server.config import Config
 from server.keys import TABLES
-from server.tables import chat_stream, table_stream
 
 SEED = 20261129
 """The dice seed of the in-process tests (:class:`SeededDice`)."""

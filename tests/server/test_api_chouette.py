@@ -81,7 +81,7 @@ def box_on_roll(s: dict[str, Any]) -> bool:
 
 
 def rotated(line: list[str], box_won: bool) -> list[str]:
-    """RULES.md §8: the line after a game (``line`` as it is when the game ends)."""
+    """docs/rules.md §8: the line after a game (``line`` as it is when the game ends)."""
     box, captain, *rest = line
     return [box, *rest, captain] if box_won else [captain, *rest, box]
 

@@ -12,9 +12,10 @@ from conftest import Api, Fold, WsClient, assert_gap_free, connect
 
 from engine.game import Phase
 from engine.notation import format_play
-from events.decider import TableState, fold
+from events.decider import fold
+from events.streams import decode_recorded, table_stream
+from events.table import TableState
 from server.keys import TABLES
-from server.tables import decode_recorded, table_stream
 
 
 def my_action(

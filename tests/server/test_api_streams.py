@@ -17,8 +17,8 @@ from conftest import Api, User, assert_gap_free, connect, read_sse, samples, ws_
 
 from events import types as e
 from events.store import NewEvent
-from server.keys import CONFIG, NOTIFIER, TABLES
-from server.tables import chat_stream
+from events.streams import chat_stream
+from server.keys import CONFIG, LIVE_FEED, TABLES
 
 
 async def background_play(
@@ -210,7 +210,7 @@ async def test_a_slow_websocket_client_is_moved_to_catch_up_and_gets_everything(
     looked at through the notifier's (private) feeds."""
     table, a, _ = await api.seat_two("money")
     head, _ = await api.versions(table)
-    notifier = api.app[NOTIFIER]  # type: ignore[index]
+    notifier = api.app[LIVE_FEED]  # type: ignore[index]
     limit = notifier.queue_events
     assert limit == api.app[CONFIG].client_queue  # type: ignore[index]
     stream = chat_stream(table)
