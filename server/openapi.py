@@ -1,243 +1,801 @@
-"""The OpenAPI 3.1 document, generated from the msgspec types the handlers decode and encode
-(no hand-kept copy of any schema), and a readable HTML page of it at ``/docs``."""
+"""The API reference: the OpenAPI 3.1 document at ``/openapi.json`` and an interactive page of
+it at ``/docs``.
+
+The schemas are generated from the msgspec types the handlers decode (:mod:`server.handlers`,
+:mod:`events.commands`) and encode (:mod:`server.schemas`, :mod:`events.types`): no schema is
+kept by hand. What the types cannot say is written here: each operation's purpose, the game
+flow, the statuses it really answers with, its parameters and examples of its requests (which
+``tests/server/test_api_reference.py`` decodes with the request types).
+
+``/docs``, the interactive page of this document, is :mod:`server.api_docs`.
+"""
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 import msgspec
 from aiohttp import web
 
+from events import commands as c
 from events import types as e
+from server import api_docs
 from server import handlers as h
+from server import schemas as s
+from server.problems import PROBLEM_BASE
 
-_SPEC_KEY = web.AppKey("openapi", dict)
+__all__ = ["build_spec", "register_extras", "spec"]
+
+_SPEC_KEY = web.AppKey("openapi", bytes)
+
+# -- the schemas ------------------------------------------------------------------------------
+
+NAMED: dict[str, Any] = {
+    "Event": e.AnyEvent,
+    "Command": c.AnyCommand,
+    "TableView": s.TableView,
+}
+"""Types the document names that are not structs: msgspec names a struct after its class but
+writes a union out where it is used. Each becomes ``#/components/schemas/<name>``."""
+
+BODIES: list[Any] = [
+    h.Register,
+    h.Login,
+    h.GuestRequest,
+    h.TokenResponse,
+    h.CreateTableRequest,
+    h.CommandEnvelope,
+    h.CommandResult,
+    h.EventMessage,
+    s.Problem,
+    s.Me,
+    s.LobbyTables,
+    s.CreatedTable,
+    s.Replay,
+    s.AuditReport,
+    s.LogFeed,
+    s.Health,
+    s.Ready,
+    s.NotReady,
+    s.Resync,
+    s.CommandReply,
+    s.CommandRefused,
+]
+"""Every request and response body (and the stream messages), by the type that decodes or
+encodes it; each is a component named after its class."""
 
 
-class Problem(msgspec.Struct, kw_only=True):
-    """An RFC 9457 problem."""
+def _components() -> dict[str, Any]:
+    types = [*BODIES, *NAMED.values()]
+    generated, components = msgspec.json.schema_components(types, ref_template=s.COMPONENT)
+    for name, schema in zip(NAMED, generated[len(BODIES) :], strict=True):
+        if schema.get("$ref") != s.COMPONENT.format(name=name):
+            components[name] = schema
+    return dict(sorted(components.items()))
 
-    type: str
-    title: str
-    status: int
-    detail: str
-    field: str | None = None
+
+# -- pieces of operations ---------------------------------------------------------------------
+
+JSON = "application/json"
+PROBLEM = "application/problem+json"
+
+BOB = "u_0b9e8d7c6f5a4b3c2d1e0f9a8b7c6d5e"
+CAT = "g_7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d"
+"""Account ids of the examples' team members: Bob, and Cat (a guest)."""
+
+TABLE_ID = "6f0d3b8e-2c41-5a9e-b7d2-93c1e4f5a6b7"
 
 
 def _ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
+    return {"$ref": s.COMPONENT.format(name=name)}
 
 
-def _body(name: str) -> dict[str, Any]:
-    return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
+def _json_body(name: str, examples: dict[str, Any] | None = None) -> dict[str, Any]:
+    media: dict[str, Any] = {"schema": _ref(name)}
+    if examples:
+        media["examples"] = examples
+    return {"content": {JSON: media}}
 
 
-def _ok(name: str | None, description: str, status: str = "200") -> dict[str, Any]:
-    resp: dict[str, Any] = {"description": description}
-    if name:
-        resp["content"] = {"application/json": {"schema": _ref(name)}}
-    return {status: resp}
+def _answer(description: str, name: str | None = None) -> dict[str, Any]:
+    if name is None:
+        return {"description": description}
+    return {"description": description, **_json_body(name)}
 
 
-_PROBLEMS = {
-    str(code): {
-        "description": text,
-        "content": {"application/problem+json": {"schema": _ref("Problem")}},
+def _text(description: str, media_type: str, **headers: str) -> dict[str, Any]:
+    answer: dict[str, Any] = {
+        "description": description,
+        "content": {media_type: {"schema": {"type": "string"}}},
     }
-    for code, text in (
-        (400, "Malformed JSON, wrong types or unknown fields"),
-        (401, "No token, or a revoked one"),
-        (403, "Not your turn or role"),
-        (404, "No such table"),
-        (409, "Not allowed now, or a version conflict"),
-        (413, "Body too large"),
-        (422, "Illegal play (the engine's reason)"),
-        (503, "Database unavailable: retry with the same command id"),
-    )
+    if headers:
+        answer["headers"] = {
+            k: {"description": v, "schema": {"type": "string"}} for k, v in headers.items()
+        }
+    return answer
+
+
+def _problem(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {PROBLEM: {"schema": _ref("Problem")}}}
+
+
+def _slugs(*slugs: str) -> str:
+    return ", ".join(f"`{slug}`" for slug in slugs)
+
+
+BAD_BODY = f"The body is not JSON, not `application/json`, or does not fit the schema ({_slugs('malformed-json', 'invalid-field', 'bad-request')}; `field` names the input at fault)"
+BAD_TOKEN = "The `Authorization` header is not `Bearer <token>`, or the token is unknown or revoked (`unauthorized`)"
+NO_TOKEN = (
+    "No token, a malformed `Authorization` header, or an unknown or revoked token (`unauthorized`)"
+)
+NO_TABLE = "No table has this id (`not-found`)"
+TOO_LARGE = "The body is larger than the server's limit (`too-large`)"
+UNAVAILABLE = f"The database is unavailable ({_slugs('unavailable', 'store-error')}); retry later (commands: with the same `command_id`)"
+ABSENT = "No such file (`not-found`)"
+NOT_MODIFIED = "Unchanged since the `ETag` or `Last-Modified` the client sent"
+
+
+def _op(
+    tag: str,
+    summary: str,
+    description: str,
+    responses: dict[int, dict[str, Any]],
+    *,
+    body: dict[str, Any] | None = None,
+    parameters: list[dict[str, Any]] | None = None,
+    security: list[dict[str, list[str]]] | None = None,
+) -> dict[str, Any]:
+    op: dict[str, Any] = {"tags": [tag], "summary": summary, "description": description}
+    if parameters:
+        op["parameters"] = parameters
+    if body is not None:
+        op["requestBody"] = {"required": True, **body}
+    if security is not None:
+        op["security"] = security
+    op["responses"] = {str(status): answer for status, answer in sorted(responses.items())}
+    return op
+
+
+BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
+"""A token is required."""
+OPTIONAL_BEARER: list[dict[str, list[str]]] = [{"bearer": []}, {}]
+"""A token is optional: without one the caller is an anonymous spectator."""
+STREAM_TOKEN: list[dict[str, list[str]]] = [{"bearer": []}, {"token": []}, {}]
+"""Streams: a browser's WebSocket and EventSource cannot set headers, so ``?token=`` too."""
+
+
+def _param(
+    name: str, where: str, schema: dict[str, Any], description: str, *, required: bool = False
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": where,
+        "required": required or where == "path",
+        "description": description,
+        "schema": schema,
+    }
+
+
+TABLE = {
+    **_param("table_id", "path", {"type": "string", "format": "uuid"}, "The table id (a UUID)."),
+    "example": TABLE_ID,
 }
 
 
-def build_spec() -> dict[str, Any]:
-    types: list[Any] = [
-        h.Register,
-        h.Login,
-        h.GuestRequest,
-        h.TokenResponse,
-        h.CommandEnvelope,
-        h.CreateTableRequest,
-        h.CommandResult,
-        h.EventMessage,
-        Problem,
-        e.AnyEvent,
-    ]
-    (_, *_), components = msgspec.json.schema_components(
-        types, ref_template="#/components/schemas/{name}"
+def _example(summary: str, value: Any, description: str = "") -> dict[str, Any]:
+    example: dict[str, Any] = {"summary": summary, "value": value}
+    if description:
+        example["description"] = description
+    return example
+
+
+def _command(summary: str, command: dict[str, Any], description: str = "") -> dict[str, Any]:
+    return _example(
+        summary,
+        {"command_id": "3f2b7c9a-8d41-4e6b-a5c0-1d2e3f4a5b6c", "command": command},
+        description,
     )
-    secured: list[dict[str, list[str]]] = [{"bearer": []}]
-    param_table = {
-        "name": "table_id",
-        "in": "path",
-        "required": True,
-        "schema": {"type": "string", "format": "uuid"},
-    }
+
+
+CREATE_EXAMPLES = {
+    "chouette": _example(
+        "A chouette",
+        {
+            "kind": "chouette",
+            "name": "Thursday chouette",
+            "options": {"cube_mode": "multiple", "consultation": "after_cube", "max_players": 6},
+        },
+        "Multiple cubes; a member may advise the captain once their own cube is turned.",
+    ),
+    "money": _example(
+        "A money table",
+        {"kind": "money", "options": {"jacoby": True, "beavers": True, "auto_doubles": 1}},
+    ),
+    "match": _example(
+        "A 7-point match",
+        {
+            "command_id": "9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f",
+            "kind": "match",
+            "options": {"match_length": 7},
+        },
+        "With a `command_id`, a retry creates nothing new: it answers 200 with the same table.",
+    ),
+}
+"""Examples of ``POST /tables`` (each decodes as :class:`server.handlers.CreateTableRequest`)."""
+
+COMMAND_EXAMPLES = {
+    "join": _command("Join (sit, or join the chouette's line)", {"type": "join"}),
+    "join_seat": _command("Join in seat 1", {"type": "join", "seat": 1}),
+    "start_game": _command(
+        "Start a chouette's first game",
+        {"type": "start_game"},
+        "Any member, once two or more have joined: the server throws for the line, then the box"
+        " or the captain sends `roll` for the opening throw.",
+    ),
+    "add_seed": _command(
+        "Mix a seed of your own into this game's dice",
+        {"type": "add_seed", "seed": "c0ffee5eed"},
+        "Up to 128 characters, before the game's first throw: the dice then depend on a seed"
+        " the server could not choose.",
+    ),
+    "roll": _command(
+        "Roll (also the opening throw)",
+        {"type": "roll"},
+        "The server throws the dice. Before a game's first turn `roll` is the opening throw: one"
+        " die each, thrown again on a tie; the higher die moves first with both dice.",
+    ),
+    "move": _command(
+        "Move, in notation",
+        {"type": "move", "notation": "13/7 8/7"},
+        "From the mover's side: the bar is 25 (`bar/22`), borne off is 0 (`6/off`), `*` marks"
+        " a hit, `(2)` a repeated move.",
+    ),
+    "move_pairs": _command(
+        "Move, as [from, to] pairs", {"type": "move", "moves": [[13, 7], [8, 7]]}
+    ),
+    "double": _command("Double (money or match)", {"type": "double"}),
+    "double_cubes": _command(
+        "The box doubles two members' cubes",
+        {"type": "double", "cubes": [BOB, CAT]},
+        "`cubes` holds account ids of team members; empty doubles every cube the box may turn."
+        " A member doubles their own cube with no `cubes`.",
+    ),
+    "take": _command("Take (money, match, or a member answering the box)", {"type": "take"}),
+    "take_cube": _command(
+        "The box takes a member's double",
+        {"type": "take", "cube": BOB},
+        "`cube` is the account id of the member whose cube the box answers for.",
+    ),
+    "drop": _command("Drop", {"type": "drop"}),
+    "beaver": _command("Beaver (take and redouble at once)", {"type": "beaver"}),
+    "resign": _command(
+        "The box offers a gammon to one member",
+        {"type": "resign", "level": 2, "to": [CAT]},
+        "`level` 1 single, 2 gammon, 3 backgammon; `to` holds member account ids (empty: every"
+        " member who can be offered one).",
+    ),
+    "accept": _command("Accept a resignation", {"type": "accept"}),
+    "decline_cube": _command(
+        "The box declines a member's resignation", {"type": "decline", "cube": BOB}
+    ),
+    "chat_team": _command(
+        "Advise the captain on the team channel",
+        {"type": "chat", "channel": "team", "text": "Double now: they have two blots."},
+        "The box never reads the team channel. Chat is recorded in the table's chat stream.",
+    ),
+    "leave": _command("Leave the table", {"type": "leave"}),
+}
+"""Examples of ``POST /tables/{table_id}/commands`` (each decodes as
+:class:`server.handlers.CommandEnvelope`)."""
+
+ACCOUNT_EXAMPLES = {
+    "register": _example(
+        "Register",
+        {"username": "ann", "password": "correct horse battery", "display_name": "Ann"},
+    )
+}
+LOGIN_EXAMPLES = {
+    "login": _example("Log in", {"username": "ann", "password": "correct horse battery"})
+}
+GUEST_EXAMPLES = {"guest": _example("A guest called Cat", {"display_name": "Cat"})}
+
+
+# -- the document -----------------------------------------------------------------------------
+
+OVERVIEW = f"""An event-sourced backgammon server for chouettes, matches and money play.
+
+**Getting in.** `POST /guests`, `POST /accounts` or `POST /sessions` answers with a `token`: send \
+it as `Authorization: Bearer <token>` (the *Authorize* button, for *Try it out*).
+
+**Account ids.** Every `player`, `member`, `cube`, `cubes`, `to`, `owner`, `by`, `to_answer`, \
+`winner` and `created_by` field holds **account ids** (the `account_id` of those answers), never a \
+seat number or a display name. Display names are in the table view's `players`.
+
+**A money game or a match.** Create the table (`POST /tables`); each player sends `join` \
+(optionally with `seat` 0 or 1). The first game starts by itself when the second player sits \
+down, and each next game when the previous one ends (`start_game` starts one when both seats are \
+taken and no game is in play). Either seated player then sends `roll` for the **opening throw**: \
+the server throws one die for each (again on a tie), and the higher die moves first, playing both \
+dice. From then on the player on roll sends `double` or `roll`, then `move`; the opponent answers \
+a double with `take`, `drop` or `beaver`.
+
+**A chouette.** Create it with kind `chouette`; players `join` the line. Once two or more have \
+joined, any of them sends `start_game`: the server throws for the line (the highest die is the \
+box, the next the captain, then the others) and the first game starts. The **box or the captain** \
+sends `roll` for the opening throw; the captain (or the acting captain, once the captain's own \
+game is over) plays the team's checkers. After each game the line rotates and the next game \
+starts by itself while two or more players remain. With multiple cubes, the box names the cubes \
+it doubles in `cubes` (member account ids; empty: every cube it may turn) and a member doubles \
+their own cube with a plain `double`; the box answering a member's double or resignation names \
+that member in `cube`, and offering a resignation names members in `to`; a member answering \
+names nobody (the answer is for their own cube).
+
+**What may I do now?** `GET /tables/{{table_id}}` is the table as the caller sees it: whose turn \
+it is, `allowed` (the commands the caller may send now), the legal plays after a roll, the cubes, \
+the line and the ledger. A client needs no rules of its own.
+
+**Commands are retry-safe.** Each carries a `command_id` (a UUID the client makes): sending the \
+same envelope again answers with the first outcome (200, `duplicate: true`) and records nothing \
+new. After a 503, retry with the same `command_id`.
+
+**Following a table.** `GET /tables/{{table_id}}/ws` (WebSocket) or `/events` (Server-Sent \
+Events) stream every event as an `EventMessage`; refetch the table view after a table event.
+
+**Errors** are RFC 9457 problems (`Problem`, `application/problem+json`): show `detail`. Their \
+`type` is `{PROBLEM_BASE}<slug>`; each response below names its slugs.
+
+The rules are in `docs/rules.md`, the design in `docs/design.md`."""
+
+STREAM_MESSAGES = """Each message is an `EventMessage` `{"v": version, "s": "table" | "chat", \
+"t": type, "d": event}`; each stream's versions are gap-free. A team-channel chat message the \
+viewer may not read (the box, spectators) comes as `{"v", "s"}` only, so versions never skip. \
+Resume with `after` (the last table version seen) and `chat_after` (the last chat version). A \
+position that cannot be resumed from (ahead of the stream, negative, or older than the resync \
+window) gets a `Resync` message instead: fetch `GET /tables/{table_id}` and reconnect from its \
+version."""
+
+
+def build_spec() -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the app's routes (every route, every status it answers)."""
     paths: dict[str, Any] = {
         "/accounts": {
-            "post": {
-                "summary": "Register an account",
-                "requestBody": _body("Register"),
-                "responses": {**_ok("TokenResponse", "Created, with a token", "201"), **_PROBLEMS},
-            }
+            "post": _op(
+                "Accounts",
+                "Register an account",
+                "Creates an account with a password and answers with a first token.",
+                {
+                    201: _answer("The account and a token", "TokenResponse"),
+                    400: _problem(BAD_BODY),
+                    409: _problem("The username is taken (`username-taken`)"),
+                    413: _problem(TOO_LARGE),
+                    503: _problem(UNAVAILABLE),
+                },
+                body=_json_body("Register", ACCOUNT_EXAMPLES),
+            )
         },
         "/sessions": {
-            "post": {
-                "summary": "Log in",
-                "requestBody": _body("Login"),
-                "responses": {**_ok("TokenResponse", "A fresh token"), **_PROBLEMS},
-            },
-            "delete": {
-                "summary": "Log out (revoke this token)",
-                "security": secured,
-                "responses": {"204": {"description": "Revoked"}, **_PROBLEMS},
-            },
+            "post": _op(
+                "Accounts",
+                "Log in",
+                "Checks a password and answers with a fresh token.",
+                {
+                    200: _answer("A fresh token", "TokenResponse"),
+                    400: _problem(BAD_BODY),
+                    401: _problem("Wrong username or password (`unauthorized`)"),
+                    413: _problem(TOO_LARGE),
+                    503: _problem(UNAVAILABLE),
+                },
+                body=_json_body("Login", LOGIN_EXAMPLES),
+            ),
+            "delete": _op(
+                "Accounts",
+                "Log out",
+                "Revokes the token the request carries.",
+                {204: _answer("Revoked"), 401: _problem(NO_TOKEN), 503: _problem(UNAVAILABLE)},
+                security=BEARER,
+            ),
         },
         "/guests": {
-            "post": {
-                "summary": "Play as a guest",
-                "responses": {
-                    **_ok("TokenResponse", "A guest account and token", "201"),
-                    **_PROBLEMS,
+            "post": _op(
+                "Accounts",
+                "Play as a guest",
+                "Creates a guest account (no password) and answers with its token. The body is"
+                " optional.",
+                {
+                    201: _answer("The guest account and a token", "TokenResponse"),
+                    400: _problem(BAD_BODY),
+                    413: _problem(TOO_LARGE),
+                    503: _problem(UNAVAILABLE),
                 },
-            }
+                body={"required": False, **_json_body("GuestRequest", GUEST_EXAMPLES)},
+            )
         },
         "/me": {
-            "get": {
-                "summary": "The caller's account",
-                "security": secured,
-                "responses": {"200": {"description": "The account"}, **_PROBLEMS},
-            }
+            "get": _op(
+                "Accounts",
+                "The caller's account",
+                "The account the token belongs to.",
+                {
+                    200: _answer("The account", "Me"),
+                    401: _problem(NO_TOKEN),
+                    503: _problem(UNAVAILABLE),
+                },
+                security=BEARER,
+            )
         },
         "/tables": {
-            "get": {
-                "summary": "The lobby: open and running tables",
-                "parameters": [
-                    {
-                        "name": "kind",
-                        "in": "query",
-                        "schema": {"enum": ["money", "match", "chouette"]},
-                    }
+            "get": _op(
+                "Tables",
+                "The lobby",
+                "Open and running tables, most recently active first: a projection of the log,"
+                " a moment behind the tables themselves (poll it).",
+                {
+                    200: _answer("The tables", "LobbyTables"),
+                    400: _problem("`kind` is not `money`, `match` or `chouette` (`bad-request`)"),
+                    503: _problem(UNAVAILABLE),
+                },
+                parameters=[
+                    _param(
+                        "kind",
+                        "query",
+                        {"enum": ["money", "match", "chouette"]},
+                        "Only tables of this kind.",
+                    )
                 ],
-                "responses": {"200": {"description": "Tables"}, **_PROBLEMS},
-            },
-            "post": {
-                "summary": "Create a table",
-                "security": secured,
-                "requestBody": _body("CreateTableRequest"),
-                "responses": {"201": {"description": "Created"}, **_PROBLEMS},
-            },
+            ),
+            "post": _op(
+                "Tables",
+                "Create a table",
+                "Creates a money table, a match or a chouette with its options (`TableOptions`;"
+                " an option that does not apply to the kind is a 400). The creator is not"
+                " seated: they `join` like everyone else. The table id is derived from"
+                " `command_id`, so a retry names the same table.",
+                {
+                    200: _answer(
+                        "A retry (same `command_id`): the table it created", "CreatedTable"
+                    ),
+                    201: _answer("Created: the table as its creator sees it", "CreatedTable"),
+                    400: _problem(
+                        f"{BAD_BODY}, or an option that does not apply to the kind (`invalid-command`)"
+                    ),
+                    401: _problem(NO_TOKEN),
+                    409: _problem(
+                        f"The `command_id` was used for another command ({_slugs('command-id-reused', 'exists')})"
+                    ),
+                    413: _problem(TOO_LARGE),
+                    503: _problem(UNAVAILABLE),
+                },
+                body=_json_body("CreateTableRequest", CREATE_EXAMPLES),
+                security=BEARER,
+            ),
         },
         "/tables/{table_id}": {
-            "get": {
-                "summary": "A table's state for the caller: Position ID, Match ID, turn, allowed actions, legal plays, cubes, line, ledger",
-                "parameters": [param_table],
-                "responses": {"200": {"description": "The state"}, **_PROBLEMS},
-            }
+            "get": _op(
+                "Tables",
+                "A table, as the caller sees it",
+                "Whose turn it is and what the table waits for, what the caller may do now"
+                " (`allowed`: commands only), the legal plays of the player on roll, the cubes,"
+                " the Position ID and Match ID, the line and the ledger. The view's `kind`"
+                " (`money`, `match` or `chouette`) says which fields it has. Without a token the"
+                " caller is an anonymous spectator.",
+                {
+                    200: _answer("The table", "TableView"),
+                    401: _problem(BAD_TOKEN),
+                    404: _problem(NO_TABLE),
+                    503: _problem(UNAVAILABLE),
+                },
+                parameters=[TABLE],
+                security=OPTIONAL_BEARER,
+            )
         },
         "/tables/{table_id}/commands": {
-            "post": {
-                "summary": "Send a command (retry-safe by command_id)",
-                "security": secured,
-                "parameters": [param_table],
-                "requestBody": _body("CommandEnvelope"),
-                "responses": {
-                    **_ok("CommandResult", "Recorded", "201"),
-                    **_ok("CommandResult", "A retry: the first outcome"),
-                    **_PROBLEMS,
+            "post": _op(
+                "Tables",
+                "Send a command",
+                "Decides the command against the table and records its events (`Command`: its"
+                " `type` says which). Nothing is recorded when it is refused. Retry-safe: the same"
+                " `command_id` answers with the first outcome. `chat` goes to the table's chat"
+                " stream (`stream: chat`); everything else to the table stream. Tables are"
+                " created with `POST /tables`, not `create_table`.",
+                {
+                    200: _answer(
+                        "A retry (same `command_id`): the first outcome, nothing new recorded",
+                        "CommandResult",
+                    ),
+                    201: _answer("Recorded: the events it produced", "CommandResult"),
+                    400: _problem(
+                        f"{BAD_BODY}; a field that does not apply (`invalid-command`); a malformed play (`invalid-play`); `create_table`"
+                    ),
+                    401: _problem(NO_TOKEN),
+                    403: _problem(
+                        f"Not the caller's turn or role ({_slugs('not-your-turn', 'not-your-role', 'forbidden')})"
+                    ),
+                    404: _problem(NO_TABLE),
+                    409: _problem(
+                        f"Not allowed now, the game is over, the `command_id` was used for another command, or a concurrent command won ({_slugs('not-now', 'game-over', 'command-id-reused', 'version-conflict')})"
+                    ),
+                    413: _problem(TOO_LARGE),
+                    422: _problem("An illegal play; `detail` says why (`illegal-play`)"),
+                    503: _problem(UNAVAILABLE),
                 },
-            }
+                body=_json_body("CommandEnvelope", COMMAND_EXAMPLES),
+                parameters=[TABLE],
+                security=BEARER,
+            )
         },
         "/tables/{table_id}/ws": {
-            "get": {
-                "summary": "WebSocket: EventMessage out (after=N, chat_after=M to resume), CommandEnvelope in",
-                "parameters": [
-                    param_table,
-                    {"name": "after", "in": "query", "schema": {"type": "integer"}},
-                    {"name": "chat_after", "in": "query", "schema": {"type": "integer"}},
+            "get": _op(
+                "Streams",
+                "Follow a table (WebSocket)",
+                f"The table's events and chat, live. {STREAM_MESSAGES} Send a `CommandEnvelope`"
+                " on the socket to play: the answer is a `CommandReply` (`ctl: result`) or a"
+                " `CommandRefused` (`ctl: error`); commands need a token.",
+                {
+                    101: _answer("Switching to the WebSocket protocol"),
+                    400: _problem(
+                        "`after` or `chat_after` is not an integer, or the request is no WebSocket upgrade (`bad-request`, `http-error`)"
+                    ),
+                    401: _problem(BAD_TOKEN),
+                    404: _problem(NO_TABLE),
+                    503: _problem(UNAVAILABLE),
+                },
+                parameters=[
+                    TABLE,
+                    _param(
+                        "after",
+                        "query",
+                        {"type": "integer", "minimum": 0, "default": 0},
+                        "Resume after this table version.",
+                    ),
+                    _param(
+                        "chat_after",
+                        "query",
+                        {"type": "integer", "minimum": 0, "default": 0},
+                        "Resume after this chat version.",
+                    ),
                 ],
-                "responses": {"101": {"description": "Switching protocols"}, **_PROBLEMS},
-            }
+                security=STREAM_TOKEN,
+            )
         },
         "/tables/{table_id}/events": {
-            "get": {
-                "summary": "Server-Sent Events of EventMessage; id '<table>.<chat>' for Last-Event-ID",
-                "parameters": [param_table],
-                "responses": {"200": {"description": "text/event-stream"}, **_PROBLEMS},
-            }
-        },
-        "/tables/{table_id}/audit": {
-            "get": {
-                "summary": "Audit the table: hash chain, dense versions, every event re-decided by the rules, every throw against its game's revealed seed (a game in play: pending); the first failure per stream with its version",
-                "parameters": [param_table],
-                "responses": {
-                    "200": {"description": "The audit report (status ok, pending or failed)"},
-                    **_PROBLEMS,
+            "get": _op(
+                "Streams",
+                "Follow a table (Server-Sent Events)",
+                f"The same messages as the WebSocket, one per event (`data:`), each with `id:"
+                f" <table version>.<chat version>` so that the browser's `Last-Event-ID` resumes"
+                f" both streams. {STREAM_MESSAGES} On SSE a `Resync` is the `resync` event.",
+                {
+                    200: _text("`text/event-stream` of `EventMessage`s", "text/event-stream"),
+                    400: _problem(
+                        "`after`, `chat_after` or `Last-Event-ID` is malformed (`bad-request`)"
+                    ),
+                    401: _problem(BAD_TOKEN),
+                    404: _problem(NO_TABLE),
+                    503: _problem(UNAVAILABLE),
                 },
-            }
+                parameters=[
+                    TABLE,
+                    _param(
+                        "after",
+                        "query",
+                        {"type": "integer", "minimum": 0, "default": 0},
+                        "Resume after this table version (without `Last-Event-ID`).",
+                    ),
+                    _param(
+                        "chat_after",
+                        "query",
+                        {"type": "integer", "minimum": 0, "default": 0},
+                        "Resume after this chat version (without `Last-Event-ID`).",
+                    ),
+                    _param(
+                        "Last-Event-ID",
+                        "header",
+                        {"type": "string", "pattern": r"^[0-9]+(\.[0-9]*)?$"},
+                        "`<table version>.<chat version>`, the `id` of the last event received.",
+                    ),
+                ],
+                security=STREAM_TOKEN,
+            )
         },
         "/tables/{table_id}/replay": {
-            "get": {
-                "summary": "The table as it stood at a version (the fold up to it): the state with Position ID and Match ID, and the event at that version in words and notation",
-                "parameters": [
-                    param_table,
-                    {"name": "at", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+            "get": _op(
+                "Record",
+                "The table at a version",
+                "The table as it stood after version `at` (the fold of its events up to it), as"
+                " the caller would have seen it, with the event at that version in words and"
+                " notation and the table's latest `version` (a replay slider's range is 1 to"
+                " `version`).",
+                {
+                    200: _answer("The table then, and the event", "Replay"),
+                    400: _problem("`at` is not an integer (`bad-request`)"),
+                    401: _problem(BAD_TOKEN),
+                    404: _problem(f"{NO_TABLE}, or it has no version `at`"),
+                    503: _problem(UNAVAILABLE),
+                },
+                parameters=[
+                    TABLE,
+                    _param(
+                        "at",
+                        "query",
+                        {"type": "integer", "minimum": 1},
+                        "The version, 1 to the table's latest (the default).",
+                    ),
                 ],
-                "responses": {"200": {"description": "The state at that version"}, **_PROBLEMS},
-            }
+                security=OPTIONAL_BEARER,
+            )
+        },
+        "/tables/{table_id}/audit": {
+            "get": _op(
+                "Record",
+                "Audit a table",
+                "Checks every stream of the table: its hash chain, dense versions, each event"
+                " decoded and re-decided by the rules, and each throw re-derived from its game's"
+                " revealed seed (a game still in play is `pending`: its seed is secret). Names"
+                " the first failure per stream with its version. 200 whatever it finds.",
+                {
+                    200: _answer("The audit report", "AuditReport"),
+                    404: _problem(NO_TABLE),
+                    503: _problem(UNAVAILABLE),
+                },
+                parameters=[TABLE],
+            )
         },
         "/tables/{table_id}/export.mat": {
-            "get": {
-                "summary": "The table's games in GNU Backgammon's .mat format (import mat)",
-                "parameters": [param_table],
-                "responses": {"200": {"description": "text/plain .mat file"}, **_PROBLEMS},
-            }
+            "get": _op(
+                "Record",
+                "Export as a .mat file",
+                "The table's games in GNU Backgammon's `.mat` format (`import mat`). A chouette"
+                " exports one file per team member, their games against the box: name them"
+                " with `member`.",
+                {
+                    200: _text(
+                        "The `.mat` file",
+                        "text/plain",
+                        **{"Content-Disposition": '`attachment; filename="table-<id>.mat"`'},
+                    ),
+                    400: _problem("A chouette, and no `member` (`member-required`)"),
+                    404: _problem(f"{NO_TABLE}, or `member` never played at it (`no-such-member`)"),
+                    503: _problem(UNAVAILABLE),
+                },
+                parameters=[
+                    TABLE,
+                    _param(
+                        "member",
+                        "query",
+                        {"type": "string"},
+                        "A chouette: the account id of the member whose games to export (required there).",
+                    ),
+                ],
+            )
         },
         "/log": {
-            "get": {
-                "summary": "The global feed by log position (auditors)",
-                "security": secured,
-                "parameters": [
-                    {"name": n, "in": "query", "schema": {"type": "integer"}}
-                    for n in ("partition", "after", "limit")
+            "get": _op(
+                "Operations",
+                "The global log (auditors)",
+                "Events of every stream by their position in one partition of the log, for"
+                " auditors and projectors. The token is the server's configured auditor token.",
+                {
+                    200: _answer("Events after `after`, at most `limit`", "LogFeed"),
+                    400: _problem(
+                        "`partition`, `after` or `limit` is not an integer in range (`bad-request`)"
+                    ),
+                    401: _problem(
+                        "No token, or a malformed `Authorization` header (`unauthorized`)"
+                    ),
+                    403: _problem("Not the auditor token (`forbidden`)"),
+                    503: _problem(UNAVAILABLE),
+                },
+                parameters=[
+                    _param(
+                        "partition",
+                        "query",
+                        {"type": "integer", "minimum": 0, "default": 0},
+                        "The log partition.",
+                    ),
+                    _param(
+                        "after",
+                        "query",
+                        {"type": "integer", "minimum": 0, "default": 0},
+                        "Events after this position.",
+                    ),
+                    _param(
+                        "limit",
+                        "query",
+                        {"type": "integer", "minimum": 1, "default": 1000},
+                        "At most this many events (10,000 at most, whatever is asked).",
+                    ),
                 ],
-                "responses": {"200": {"description": "Events"}, **_PROBLEMS},
-            }
+                security=BEARER,
+            )
         },
         "/healthz": {
-            "get": {"summary": "Liveness", "responses": {"200": {"description": "Alive"}}}
+            "get": _op(
+                "Operations", "Liveness", "The process answers.", {200: _answer("Alive", "Health")}
+            )
         },
         "/readyz": {
-            "get": {
-                "summary": "Readiness (database reachable)",
-                "responses": {"200": {"description": "Ready"}, "503": {"description": "Not ready"}},
-            }
+            "get": _op(
+                "Operations",
+                "Readiness",
+                "The database answers within two seconds.",
+                {200: _answer("Ready", "Ready"), 503: _answer("Not ready", "NotReady")},
+            )
         },
         "/metrics": {
-            "get": {
-                "summary": "Prometheus metrics",
-                "responses": {"200": {"description": "Text exposition format"}},
-            }
+            "get": _op(
+                "Operations",
+                "Prometheus metrics",
+                "Commands, latencies, connected clients and subscriber lag.",
+                {200: _text("The Prometheus text exposition format", "text/plain")},
+            )
         },
         "/openapi.json": {
-            "get": {
-                "summary": "This OpenAPI document",
-                "responses": {"200": {"description": "OpenAPI 3.1, as JSON"}},
-            }
+            "get": _op(
+                "Reference",
+                "This document",
+                "The OpenAPI 3.1 document, generated from the server's types.",
+                {
+                    200: {
+                        "description": "OpenAPI 3.1",
+                        "content": {JSON: {"schema": {"type": "object"}}},
+                    }
+                },
+            )
         },
         "/docs": {
-            "get": {
-                "summary": "This document as a readable HTML page",
-                "responses": {"200": {"description": "text/html"}},
-            }
+            "get": _op(
+                "Reference",
+                "The interactive reference",
+                "This document in Swagger UI: schemas, examples and *Try it out*. Served with"
+                " its assets from this server, so it works offline.",
+                {200: _text("The page", "text/html")},
+            )
+        },
+        "/docs/static/{asset}": {
+            "get": _op(
+                "Reference",
+                "An asset of the interactive reference",
+                "Swagger UI's scripts, styles and icons, from the installed `swagger-ui-py`"
+                " package.",
+                {
+                    200: {
+                        "description": "The asset",
+                        "content": {
+                            t: {"schema": {"type": "string"}}
+                            for t in ("text/javascript", "text/css", "image/png")
+                        },
+                    },
+                    304: _answer(NOT_MODIFIED),
+                    404: _problem(ABSENT),
+                },
+                parameters=[_param("asset", "path", {"type": "string"}, "The file's name.")],
+            )
+        },
+        "/": {
+            "get": _op(
+                "Page",
+                "The web client",
+                "The page a player opens in a browser: the lobby, the tables and their replays.",
+                {200: _text("The page", "text/html"), 304: _answer(NOT_MODIFIED)},
+            )
+        },
+        "/static/{path}": {
+            "get": _op(
+                "Page",
+                "A file of the web client",
+                "The page's modules, styles and images.",
+                {
+                    200: {
+                        "description": "The file",
+                        "content": {"*/*": {"schema": {"type": "string"}}},
+                    },
+                    304: _answer(NOT_MODIFIED),
+                    404: _problem(ABSENT),
+                },
+                parameters=[
+                    _param("path", "path", {"type": "string"}, "The file's path under `/static/`.")
+                ],
+            )
         },
     }
     return {
@@ -245,45 +803,44 @@ def build_spec() -> dict[str, Any]:
         "info": {
             "title": "chouette",
             "version": "0.1.0",
-            "description": "An event-sourced backgammon server for chouettes, matches and money play.",
+            "description": OVERVIEW,
             "license": {"name": "AGPL-3.0-or-later", "identifier": "AGPL-3.0-or-later"},
         },
+        "tags": [
+            {"name": "Accounts", "description": "Tokens: register, log in, play as a guest."},
+            {"name": "Tables", "description": "The lobby, creating tables, playing."},
+            {"name": "Streams", "description": "A table's events, live."},
+            {"name": "Record", "description": "A table's history: replay, audit, export."},
+            {"name": "Operations", "description": "Health, metrics, the global log."},
+            {"name": "Reference", "description": "This document."},
+            {"name": "Page", "description": "The web client, for a browser."},
+        ],
         "paths": paths,
         "components": {
-            "schemas": components,
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": _components(),
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "A token from `POST /accounts`, `POST /sessions` or `POST /guests` (for `GET /log`: the auditor token).",
+                },
+                "token": {
+                    "type": "apiKey",
+                    "in": "query",
+                    "name": "token",
+                    "description": "The same token in the URL, for a browser's WebSocket or EventSource (which cannot send headers).",
+                },
+            },
         },
     }
 
 
 def register_extras(app: web.Application) -> None:
-    app[_SPEC_KEY] = build_spec()
+    """Build the document and the page once (they depend on the code only)."""
+    app[_SPEC_KEY] = msgspec.json.encode(build_spec())
+    api_docs.register(app)
 
 
 async def spec(request: web.Request) -> web.Response:
-    return h.json_response(request.app[_SPEC_KEY])
-
-
-async def docs(request: web.Request) -> web.Response:
-    """A readable page of the same document, rendered here (no scripts, no CDN)."""
-    doc = request.app[_SPEC_KEY]
-    parts = [
-        "<!doctype html><meta charset=utf-8><title>chouette API</title>",
-        "<style>body{font:15px/1.5 system-ui;max-width:60em;margin:2em auto;padding:0 1em}"
-        "code,pre{background:#f4f4f4;padding:.1em .3em}h3{margin-bottom:.2em}</style>",
-        f"<h1>{html.escape(doc['info']['title'])} API</h1><p>{html.escape(doc['info']['description'])}"
-        " The machine-readable document is at <a href=/openapi.json>/openapi.json</a>.</p>",
-    ]
-    for path, ops in doc["paths"].items():
-        for method, op in ops.items():
-            parts.append(f"<h3><code>{method.upper()} {html.escape(path)}</code></h3>")
-            parts.append(f"<p>{html.escape(op.get('summary', ''))}</p>")
-            codes = ", ".join(op.get("responses", {}))
-            parts.append(f"<p>Responses: {html.escape(codes)}</p>")
-    parts.append("<h2>Schemas</h2>")
-    for name, schema in doc["components"]["schemas"].items():
-        parts.append(f"<h3 id={html.escape(name)}>{html.escape(name)}</h3>")
-        parts.append(
-            f"<pre>{html.escape(msgspec.json.format(msgspec.json.encode(schema)).decode())}</pre>"
-        )
-    return web.Response(text="".join(parts), content_type="text/html")
+    """``GET /openapi.json``."""
+    return web.Response(body=request.app[_SPEC_KEY], content_type=JSON)
