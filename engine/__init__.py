@@ -98,6 +98,7 @@ from engine.moves import (
 )
 from engine.notation import format_play, notation, parse_play
 from engine.position import BAR, CHECKERS, OFF, Position, board_text
+from engine.routes import Step, play_routes
 
 __all__ = [
     "BAR",
@@ -146,6 +147,7 @@ __all__ = [
     "SettledBy",
     "Settlement",
     "Side",
+    "Step",
     "apply_moves",
     "board_text",
     "can_move",
@@ -159,5 +161,6 @@ __all__ = [
     "parse_mat",
     "parse_play",
     "play",
+    "play_routes",
     "write_mat",
 ]

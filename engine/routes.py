@@ -1,0 +1,85 @@
+"""The ways to make a legal play one die at a time, for clients that know no rules.
+
+A board in a browser lets the player move one checker by one die at a time. The engine lists
+each legal play once, with one order of its moves; a player may reach the same play through
+another checker path (``13/6`` with 5-2 is ``13/8/6`` or ``13/11/6``, and only one of them may
+be open). :func:`play_routes` gives every distinct multiset of single-die steps that makes a
+play, each step marked when it hits, so that a client offers exactly the steps some legal play
+continues with, and sends the play's notation when the steps make one whole play.
+
+Two plays of a double never share a multiset of moves and a play of a double has only one
+(the moves of one die along a chain of points follow from the counts), so routes differ only
+for a non-double that moves one checker with both dice.
+
+>>> from engine.moves import legal_plays
+>>> start = Position.start()
+>>> sum(len(play_routes(start, (6, 1), p)) for p in legal_plays(start, (6, 1)))
+10
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.errors import IllegalPlayError, InvalidPlayError
+from engine.moves import Move, Play, check_dice
+from engine.moves import play as engine_play
+from engine.position import Position
+
+Step = tuple[int, int, bool]
+"""One checker moved by one die: ``(from, to, hits)`` in the mover's numbering."""
+
+
+def _steps(position: Position, moves: Sequence[Move]) -> tuple[Step, ...]:
+    """The moves as steps, each marked when it hits a blot (applied in order)."""
+    opp = list(position.opp)
+    out: list[Step] = []
+    for frm, to in moves:
+        hit = 0 < to < 25 and opp[25 - to] == 1
+        if hit:
+            opp[25 - to] = 0
+            opp[25] += 1
+        out.append((frm, to, hit))
+    return tuple(out)
+
+
+def play_routes(
+    position: Position, dice: Sequence[int], play: Play
+) -> tuple[tuple[Step, ...], ...]:
+    """Every distinct way (as single-die steps, in an order that can be applied) to make
+    ``play``, a legal play of ``dice`` in ``position``: its own moves first, then the other
+    checker path when one checker moves with both dice of a non-double and that path is
+    legal too.
+
+    >>> from engine.moves import play as make
+    >>> start = Position.start()
+    >>> play_routes(start, (5, 2), make(start, (5, 2), [(13, 8), (8, 6)]))
+    (((13, 8, False), (8, 6, False)), ((13, 11, False), (11, 6, False)))
+    >>> play_routes(start, (6, 1), make(start, (6, 1), [(13, 7), (7, 6)]))  # 12 is blocked
+    (((13, 7, False), (7, 6, False)),)
+    >>> play_routes(start, (3, 1), make(start, (3, 1), [(8, 5), (6, 5)]))
+    (((8, 5, False), (6, 5, False)),)
+    """
+    d1, d2 = check_dice(dice)
+    routes = [_steps(position, play.moves)]
+    moves = play.moves
+    if d1 != d2 and len(moves) == 2:
+        (a, b), (c, end) = moves
+        if b != c and end == a:  # listed in the other order: (b, end) then (a, b)
+            (c, end), (a, b) = moves
+        if b == c and b != 0:
+            used = a - b
+            other = d2 if used == d1 else d1
+            mid = a - other
+            if mid > 0:
+                alt = ((a, mid), (mid, end))
+                try:
+                    made = engine_play(position, (d1, d2), alt)
+                except (IllegalPlayError, InvalidPlayError):
+                    made = None
+                if made is not None and made.result == play.result:
+                    routes.append(_steps(position, alt))
+    return tuple(routes)
+
+
+__all__ = ["Step", "play_routes"]

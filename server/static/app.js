@@ -1,0 +1,84 @@
+// The page: routes by location.hash (#/lobby, #/table/<id>, #/replay/<id>[/<version>]), the
+// header's account area, and the page-wide error and connection notices.
+
+import { session } from "./api.js";
+import { authPanel, whoAmI } from "./auth.js";
+import { h, replace } from "./dom.js";
+import { lobbyPage } from "./lobby.js";
+import { replayPage } from "./replay.js";
+import { tablePage } from "./table.js";
+
+const main = document.getElementById("main");
+const who = document.getElementById("who");
+const errorBox = document.getElementById("error");
+const noticeBox = document.getElementById("notice");
+
+let cleanup = null;
+let errorTimer = null;
+
+function showError(text) {
+  clearTimeout(errorTimer);
+  replace(
+    errorBox,
+    h("span", { "data-testid": "error-text" }, text),
+    " ",
+    h("button", { type: "button", class: "link", "data-testid": "error-dismiss", onclick: () => showError(null) }, "Dismiss"),
+  );
+  errorBox.hidden = !text;
+  if (text) errorTimer = setTimeout(() => showError(null), 12000);
+}
+
+function notice(text) {
+  noticeBox.textContent = text || "";
+  noticeBox.hidden = !text;
+}
+
+function go(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+function header() {
+  replace(who, whoAmI(() => route()));
+}
+
+function route() {
+  if (cleanup) cleanup();
+  cleanup = null;
+  showError(null);
+  notice(null);
+  header();
+  const parts = (location.hash || "#/lobby").replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  const ctx = { showError, go, notice };
+  const [page, id, extra] = parts;
+  if (page === "table" && id) {
+    cleanup = tablePage(main, id, ctx);
+    if (!session()) {
+      main.prepend(
+        h("p", { class: "banner" }, "You are watching. ", h("a", { href: "#/lobby" }, "Get in"), " to sit down and play."),
+      );
+    }
+  } else if (page === "replay" && id) {
+    cleanup = replayPage(main, id, { ...ctx, at: extra });
+  } else {
+    if (!session()) {
+      replace(main);
+      main.append(authPanel(() => route(), showError));
+      const rest = h("div");
+      main.append(rest);
+      cleanup = lobbyPage(rest, ctx);
+    } else {
+      cleanup = lobbyPage(main, ctx);
+    }
+  }
+  document.title = { table: "Table", replay: "Replay" }[page] ? `${{ table: "Table", replay: "Replay" }[page]} \u2014 Chouette` : "Chouette";
+  main.focus({ preventScroll: true });
+}
+
+// The skip link focuses the content without touching the hash (the hash is the route).
+document.querySelector(".skip")?.addEventListener("click", (ev) => {
+  ev.preventDefault();
+  main.focus();
+});
+window.addEventListener("hashchange", route);
+route();

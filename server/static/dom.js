@@ -1,0 +1,47 @@
+// Small DOM helpers: build elements without innerHTML (no injection from names or chat text).
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function apply(el, attrs) {
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") el.setAttribute("class", value);
+    else if (key === "text") el.textContent = value;
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2), value);
+    } else if (key in el && typeof value !== "string" && !(el instanceof SVGElement)) {
+      el[key] = value;
+    } else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** An HTML element: h("button", {onclick, "data-testid": "x"}, "Label"). */
+export function h(tag, attrs, ...children) {
+  return append(apply(document.createElement(tag), attrs), children);
+}
+
+/** An SVG element. */
+export function s(tag, attrs, ...children) {
+  return append(apply(document.createElementNS(SVG_NS, tag), attrs), children);
+}
+
+/** Replace an element's children. */
+export function replace(el, ...children) {
+  el.replaceChildren();
+  return append(el, children);
+}
+
+/** Set an aria-live region's text (re-set so a repeated message is read again). */
+export function announce(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}

@@ -1,0 +1,272 @@
+// The lobby: the open and running tables, refreshed every few seconds, and the form that
+// creates a money table, a match or a chouette.
+
+import { api, session } from "./api.js";
+import { h, replace } from "./dom.js";
+
+const REFRESH_MS = 4000;
+
+const KIND_NAMES = { money: "Money", match: "Match", chouette: "Chouette" };
+
+/** The options of a table in words (only those that differ from plain play). */
+export function describeOptions(kind, o = {}) {
+  const out = [];
+  if (kind === "match" && o.match_length) out.push(`${o.match_length}-point match`);
+  if (kind === "chouette") {
+    out.push(o.cube_mode === "single" ? "one shared cube" : "a cube per member");
+    const consult = { free: "free consultation", none: "no consultation", after_cube: "consultation after a cube" };
+    if (o.consultation) out.push(consult[o.consultation] || o.consultation);
+    if (o.box_must_take_half) out.push("box takes half");
+  }
+  if (o.auto_doubles) out.push(`auto doubles up to ${o.auto_doubles}`);
+  if (o.beavers) out.push("beavers");
+  if (o.jacoby) out.push("Jacoby rule");
+  return out.join(", ") || "standard rules";
+}
+
+function playerNames(row) {
+  const names = row.names || row.player_names;
+  if (Array.isArray(names) && names.length) return names.join(", ");
+  const objs = (row.players || []).filter((p) => p && typeof p === "object");
+  if (objs.length) return objs.map((p) => p.name || p.display_name || "?").join(", ");
+  const n = (row.players || []).length;
+  return n === 0 ? "nobody yet" : `${n} player${n === 1 ? "" : "s"}`;
+}
+
+function playerIds(row) {
+  return (row.players || []).map((p) => (p && typeof p === "object" ? p.id : p));
+}
+
+/** The lobby page; returns its cleanup (stops the refresh). */
+export function lobbyPage(main, { showError, go }) {
+  const me = session();
+  let kindFilter = "";
+  const status = h("p", { class: "muted", role: "status", "aria-live": "polite", "data-testid": "lobby-status" });
+  const body = h("tbody", { "data-testid": "lobby-tables" });
+  const table = h(
+    "table",
+    { class: "lobby", "aria-describedby": "lobby-status" },
+    h("caption", {}, "Tables"),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["Table", "Kind", "Options", "Players", "Seats free", "Watching", "Status", ""].map((c) =>
+          h("th", { scope: "col" }, c),
+        ),
+      ),
+    ),
+    body,
+  );
+  const filter = h(
+    "select",
+    {
+      id: "lobby-kind",
+      "data-testid": "lobby-kind",
+      onchange: (ev) => {
+        kindFilter = ev.target.value;
+        refresh();
+      },
+    },
+    h("option", { value: "" }, "All tables"),
+    Object.entries(KIND_NAMES).map(([k, name]) => h("option", { value: k }, name)),
+  );
+
+  const act = async (row, join) => {
+    if (join) {
+      try {
+        await api.command(row.id, { type: "join" });
+      } catch (err) {
+        showError(err.message);
+        return;
+      }
+    }
+    go(`#/table/${row.id}`);
+  };
+
+  const render = (rows) => {
+    if (!rows.length) {
+      replace(body, h("tr", {}, h("td", { colspan: 8, class: "muted" }, "No tables yet: create one below.")));
+      return;
+    }
+    replace(
+      body,
+      rows.map((row) => {
+        const mine = me && playerIds(row).includes(me.account_id);
+        const canJoin = me && !mine && row.free_seats > 0 && row.status !== "finished";
+        const label = row.name || `${KIND_NAMES[row.kind] || row.kind} table`;
+        return h(
+          "tr",
+          { "data-testid": "lobby-row", "data-table-id": row.id, "data-kind": row.kind },
+          h("th", { scope: "row" }, label),
+          h("td", {}, KIND_NAMES[row.kind] || row.kind),
+          h("td", {}, describeOptions(row.kind, row.options)),
+          h("td", {}, playerNames(row)),
+          h("td", {}, `${row.free_seats ?? "?"} of ${row.seats ?? "?"}`),
+          h("td", {}, String(row.spectators ?? 0)),
+          h("td", {}, row.status || ""),
+          h(
+            "td",
+            {},
+            h(
+              "div",
+              { class: "actions" },
+              mine
+              ? h("button", { type: "button", "data-testid": "lobby-open", "aria-label": `Open ${label}`, onclick: () => act(row, false) }, "Open")
+              : null,
+            canJoin
+              ? h(
+                  "button",
+                  { type: "button", "data-testid": "lobby-join", "aria-label": `Join ${label}`, onclick: () => act(row, true) },
+                  row.kind === "chouette" ? "Join" : "Sit",
+                )
+              : null,
+            mine
+              ? null
+              : h("button", { type: "button", class: "secondary", "data-testid": "lobby-watch", "aria-label": `Watch ${label}`, onclick: () => act(row, false) }, "Watch"),
+            h("a", { href: `#/replay/${row.id}`, "data-testid": "lobby-replay", "aria-label": `Replay ${label}` }, "Replay"),
+            ),
+          ),
+        );
+      }),
+    );
+  };
+
+  let timer = null;
+  let stopped = false;
+  const refresh = async () => {
+    clearTimeout(timer);
+    try {
+      const data = await api.lobby(kindFilter);
+      if (stopped) return;
+      render(data.tables || []);
+      status.textContent = `${(data.tables || []).length} tables; updated ${new Date().toLocaleTimeString()}.`;
+    } catch (err) {
+      if (!stopped) status.textContent = `The lobby could not be loaded: ${err.message}`;
+    }
+    if (!stopped) timer = setTimeout(refresh, REFRESH_MS);
+  };
+
+  replace(
+    main,
+    h(
+      "section",
+      { "aria-labelledby": "lobby-title" },
+      h("h1", { id: "lobby-title" }, "Lobby"),
+      h(
+        "div",
+        { class: "toolbar" },
+        h("label", { for: "lobby-kind" }, "Show"),
+        filter,
+        h("button", { type: "button", class: "secondary", "data-testid": "lobby-refresh", onclick: refresh }, "Refresh"),
+      ),
+      h("div", { class: "scroll" }, table),
+      status,
+    ),
+    me ? createForm({ showError, go }) : h("p", {}, "Get in above to create or join a table; anyone may watch."),
+  );
+  refresh();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+function createForm({ showError, go }) {
+  const kind = h(
+    "select",
+    { id: "create-kind", name: "kind", "data-testid": "create-kind" },
+    Object.entries(KIND_NAMES).map(([k, name]) => h("option", { value: k }, name)),
+  );
+  const num = (id, label, attrs) =>
+    h("div", { class: "field", "data-for": id }, h("label", { for: id }, label), h("input", { id, name: id, type: "number", "data-testid": id, ...attrs }));
+  const check = (id, label) =>
+    h("div", { class: "field check", "data-for": id }, h("input", { id, name: id, type: "checkbox", "data-testid": id }), h("label", { for: id }, label));
+  const select = (id, label, options) =>
+    h(
+      "div",
+      { class: "field", "data-for": id },
+      h("label", { for: id }, label),
+      h("select", { id, name: id, "data-testid": id }, options.map(([v, t]) => h("option", { value: v }, t))),
+    );
+
+  const fields = {
+    match: [num("create-match-length", "Match length (points)", { min: 1, max: 255, value: 5 })],
+    money: [],
+    chouette: [
+      select("create-cube-mode", "Cubes", [
+        ["multiple", "A cube per member"],
+        ["single", "One shared cube"],
+      ]),
+      select("create-consultation", "Consultation", [
+        ["free", "Free"],
+        ["none", "None"],
+        ["after_cube", "After a cube is offered"],
+      ]),
+      check("create-box-half", "The box must take at least half"),
+      num("create-max-players", "Most players (2 to 12)", { min: 2, max: 12, value: 8 }),
+    ],
+  };
+  const common = {
+    autoDoubles: num("create-auto-doubles", "Automatic doubles (0 = off)", { min: 0, max: 6, value: 0 }),
+    beavers: check("create-beavers", "Beavers"),
+    jacoby: check("create-jacoby", "Jacoby rule"),
+  };
+  const extra = h("div", { class: "options" });
+  const showFields = () => {
+    const k = kind.value;
+    const list = [...fields[k]];
+    if (k !== "match") list.push(common.beavers, common.jacoby);
+    if (k === "money") list.push(common.autoDoubles);
+    replace(extra, list);
+  };
+  kind.addEventListener("change", showFields);
+  showFields();
+
+  const name = h("input", { id: "create-name", name: "name", "data-testid": "create-name", maxlength: 80, placeholder: "optional" });
+  const form = h(
+    "form",
+    {
+      class: "card create",
+      "aria-labelledby": "create-title",
+      "data-testid": "create-form",
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        const k = kind.value;
+        const v = (id) => form.querySelector(`#${id}`);
+        const options = {};
+        if (k === "match") options.match_length = Number(v("create-match-length").value);
+        if (k !== "match") {
+          options.beavers = v("create-beavers").checked;
+          options.jacoby = v("create-jacoby").checked;
+        }
+        if (k === "money") options.auto_doubles = Number(v("create-auto-doubles").value || 0);
+        if (k === "chouette") {
+          options.cube_mode = v("create-cube-mode").value;
+          options.consultation = v("create-consultation").value;
+          options.box_must_take_half = v("create-box-half").checked;
+          options.max_players = Number(v("create-max-players").value || 0);
+        }
+        const button = form.querySelector("button[type=submit]");
+        button.disabled = true;
+        try {
+          const made = await api.create(k, options, name.value.trim());
+          await api.command(made.id, { type: "join" });
+          go(`#/table/${made.id}`);
+        } catch (err) {
+          showError(err.message);
+        } finally {
+          button.disabled = false;
+        }
+      },
+    },
+    h("h2", { id: "create-title" }, "Create a table"),
+    h("div", { class: "field" }, h("label", { for: "create-kind" }, "Kind"), kind),
+    h("div", { class: "field" }, h("label", { for: "create-name" }, "Name"), name),
+    extra,
+    h("button", { type: "submit", "data-testid": "create-submit" }, "Create and sit"),
+  );
+  return form;
+}

@@ -1,0 +1,890 @@
+// A table: the board from the viewer's side, the moves and the cube, the chouette's line and
+// cubes, the score or the ledger, talk, and the live feed that keeps it all current.
+//
+// The page has no rules of its own: it draws `GET /tables/{id}`, offers the commands in
+// `allowed` (and, for the box, the members in `targets`), and lets the mover build a play only
+// from the server's `legal_plays`. On every event of the table stream it fetches the view again.
+
+import { api, session } from "./api.js";
+import { Board } from "./board.js";
+import { Chat } from "./chat.js";
+import { h, replace } from "./dom.js";
+import { pipCount } from "./geometry.js";
+import { TableFeed } from "./live.js";
+import { describeOptions } from "./lobby.js";
+import * as moves from "./moves.js";
+import { cubeText, LEVELS, namer, offerText, placeText, settlementText, signed } from "./names.js";
+
+const AUTO_KEY = "chouette.autoConfirm";
+const KIND_NAMES = { money: "Money table", match: "Match", chouette: "Chouette" };
+const ROLE_WORDS = {
+  player: "You are playing.",
+  box: "You are the box.",
+  captain: "You are the captain.",
+  member: "You are on the team.",
+  waiting: "You play from the next game.",
+  settled: "Your game is settled; you play again next game.",
+  spectator: "You are watching.",
+  anonymous: "You are watching (not signed in).",
+};
+
+/** The table page; returns its cleanup (closes the feed). */
+export function tablePage(main, tableId, { showError, go, notice }) {
+  const page = new TablePage(main, tableId, { showError, go, notice });
+  page.start();
+  return () => page.stop();
+}
+
+class TablePage {
+  constructor(main, tableId, { showError, go, notice }) {
+    this.main = main;
+    this.id = tableId;
+    this.showError = showError;
+    this.go = go;
+    this.notice = notice;
+    this.me = session()?.account_id ?? null;
+    this.view = null;
+    this.made = [];
+    this.selected = null;
+    this.turnKey = "";
+    this.sending = false;
+    this.doubleChoice = new Map(); // member -> checked, for the box's double
+    this.resignChoice = new Map(); // member -> checked, for the box's resignation
+    this.autoConfirm = localStorage.getItem(AUTO_KEY) === "1";
+    this.fetching = null;
+    this.fetchAgain = false;
+    this.nameOf = (id) => id;
+    this.build();
+  }
+
+  // -- the page's skeleton; panels are refilled on every view --------------------------------
+
+  build() {
+    this.title = h("h1", { id: "table-title", "data-testid": "table-title" }, "Table");
+    this.roleLine = h("p", { class: "role", "data-testid": "role" });
+    this.status = h("p", { class: "status", role: "status", "aria-live": "polite", "data-testid": "status" });
+    this.say = h("p", { class: "visually-hidden", "aria-live": "assertive", "data-testid": "move-announce" });
+    this.sideTop = h("div", { class: "side-bar opponent", "data-testid": "side-1" });
+    this.sideBottom = h("div", { class: "side-bar viewer", "data-testid": "side-0" });
+    this.diceText = h("p", { class: "dice-text", "data-testid": "dice", "aria-live": "polite" });
+    const boardBox = h("div", { class: "board-box" });
+    this.board = new Board(boardBox, {
+      onActivate: (p) => this.activate(p),
+      onDrag: (from, to) => this.drag(from, to),
+    });
+    this.moveInput = h("input", {
+      id: "move-input",
+      "data-testid": "move-input",
+      autocomplete: "off",
+      spellcheck: "false",
+      placeholder: "e.g. 13/7 8/7",
+    });
+    this.autoBox = h("input", {
+      id: "auto-confirm",
+      type: "checkbox",
+      "data-testid": "auto-confirm",
+      checked: this.autoConfirm,
+      onchange: (ev) => {
+        this.autoConfirm = ev.target.checked;
+        localStorage.setItem(AUTO_KEY, this.autoConfirm ? "1" : "0");
+      },
+    });
+    this.moveForm = h(
+      "form",
+      {
+        class: "move-form",
+        onsubmit: (ev) => {
+          ev.preventDefault();
+          this.typed();
+        },
+      },
+      h("label", { for: "move-input" }, "Type a play"),
+      this.moveInput,
+      h("button", { type: "submit", "data-testid": "move-submit" }, "Play"),
+    );
+    this.movePanel = h("div", { class: "move-panel", "data-testid": "move-panel" });
+    this.actions = h("div", { class: "actions", "data-testid": "actions", role: "group", "aria-label": "What you can do" });
+    this.scorePanel = h("section", { class: "panel", "aria-labelledby": "score-title" });
+    this.linePanel = h("section", { class: "panel", "aria-labelledby": "line-title" });
+    this.fairPanel = h("section", { class: "panel", "aria-labelledby": "fair-title" });
+    this.seedInput = h("input", { id: "seed-input", "data-testid": "seed-input", maxlength: 128, autocomplete: "off" });
+    this.chat = new Chat({ send: (channel, text) => this.post(channel, text), nameOf: (id) => this.nameOf(id) });
+    replace(
+      this.main,
+      h(
+        "section",
+        { class: "table-page", "aria-labelledby": "table-title" },
+        h(
+          "header",
+          { class: "table-head" },
+          this.title,
+          this.roleLine,
+          h(
+            "nav",
+            { class: "links", "aria-label": "Table links" },
+            h("a", { href: "#/lobby", "data-testid": "back-to-lobby" }, "Lobby"),
+            h("a", { href: `#/replay/${this.id}`, "data-testid": "replay-link" }, "Replay and fairness"),
+          ),
+        ),
+        this.status,
+        this.say,
+        h(
+          "div",
+          { class: "play-area" },
+          h("div", { class: "board-col" }, this.sideTop, boardBox, this.sideBottom, this.diceText, this.movePanel, this.actions),
+          h("div", { class: "info-col" }, this.scorePanel, this.linePanel, this.chat.root, this.fairPanel),
+        ),
+      ),
+    );
+  }
+
+  async start() {
+    this.stopped = false;
+    try {
+      const view = await api.table(this.id);
+      if (this.stopped) return;
+      this.apply(view);
+      this.feed = new TableFeed(this.id, {
+        onEvent: (msg) => this.event(msg),
+        onResync: () => this.refetch(),
+        onConnection: (state) => this.connection(state),
+      });
+      this.feed.start(view.version, 0);
+      window.chouetteDebug = { feed: this.feed, page: this };
+    } catch (err) {
+      replace(
+        this.main,
+        h("h1", {}, "Table not found"),
+        h("p", {}, err.message),
+        h("p", {}, h("a", { href: "#/lobby" }, "Back to the lobby")),
+      );
+    }
+  }
+
+  stop() {
+    this.stopped = true;
+    if (this.feed) this.feed.stop();
+    this.notice(null);
+  }
+
+  connection(state) {
+    if (state === "lost") this.notice("Connection lost \u2014 reconnecting\u2026");
+    else if (state === "open") {
+      this.notice(null);
+      // Whatever happened while away arrives as events; one fetch makes sure the view is fresh.
+      this.refetch();
+    }
+  }
+
+  event(msg) {
+    if (msg.s === "chat") {
+      this.chat.add(msg);
+      return;
+    }
+    this.refetch();
+  }
+
+  /** Fetch the view again; calls during a fetch coalesce into one more fetch after it. */
+  refetch() {
+    if (this.fetching) {
+      this.fetchAgain = true;
+      return this.fetching;
+    }
+    this.fetching = (async () => {
+      do {
+        this.fetchAgain = false;
+        try {
+          const view = await api.table(this.id);
+          if (!this.stopped) this.apply(view);
+        } catch (err) {
+          if (err.status !== 0) this.showError(err.message);
+        }
+      } while (this.fetchAgain && !this.stopped);
+    })().finally(() => {
+      this.fetching = null;
+    });
+    return this.fetching;
+  }
+
+  // -- commands --------------------------------------------------------------------------------
+
+  async send(command) {
+    if (this.sending) return false;
+    this.sending = true;
+    this.render();
+    try {
+      await api.command(this.id, command);
+      return true;
+    } catch (err) {
+      this.showError(err.message);
+      return false;
+    } finally {
+      this.sending = false;
+      await this.refetch();
+      this.render();
+    }
+  }
+
+  async post(channel, text) {
+    try {
+      await api.command(this.id, { type: "chat", channel, text });
+      return true;
+    } catch (err) {
+      this.showError(err.message);
+      return false;
+    }
+  }
+
+  // -- the view --------------------------------------------------------------------------------
+
+  apply(view) {
+    if (this.view && view.version < this.view.version) return; // an older answer overtaken
+    this.view = view;
+    this.nameOf = namer(view, this.me);
+    const game = view.game;
+    // Steps made stay while the position and the dice are the same (a chat, a seat taken or a
+    // cube answered elsewhere does not undo a half-made play).
+    const boardKey = game ? [game.number, game.turn, (game.dice || []).join(), game.position_id].join("|") : "";
+    if (boardKey !== this.turnKey) {
+      this.turnKey = boardKey;
+      this.made = [];
+      this.selected = null;
+    }
+    this.render();
+  }
+
+  canMove() {
+    const v = this.view;
+    const game = v && v.game;
+    // With no legal move the server passes the turn by itself: nothing to build or send.
+    return Boolean(
+      game &&
+        (v.allowed || []).includes("move") &&
+        Array.isArray(game.legal_plays) &&
+        game.legal_plays.length &&
+        !moves.cannotMove(game.legal_plays),
+    );
+  }
+
+  plays() {
+    return this.view.game.legal_plays;
+  }
+
+  startBoard() {
+    const [mine, theirs] = this.view.game.sides;
+    return { mover: mine.board, opponent: theirs.board };
+  }
+
+  render() {
+    const v = this.view;
+    if (!v) return;
+    const active = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.testid : null;
+    const kindName = KIND_NAMES[v.kind] || v.kind;
+    this.title.textContent = v.name ? `${v.name} \u2014 ${kindName}` : kindName;
+    const options = describeOptions(v.kind, v.options);
+    this.roleLine.textContent = `${ROLE_WORDS[v.role] || v.role} ${options[0].toUpperCase()}${options.slice(1)}.`;
+    // Live regions are written only when their words change (a rewrite is read again).
+    const status = this.statusText();
+    if (this.status.textContent !== status) this.status.textContent = status;
+    this.renderBoard();
+    this.renderMovePanel();
+    this.renderActions();
+    this.renderScore();
+    this.renderLine();
+    this.renderFair();
+    this.chat.update(v);
+    // A control that was focused and is drawn again keeps the focus (keyboard play).
+    if (active && (!document.activeElement || document.activeElement === document.body)) {
+      const again = this.main.querySelector(`[data-testid="${CSS.escape(active)}"]`);
+      if (again) again.focus();
+    }
+  }
+
+  statusText() {
+    const v = this.view;
+    if (v.game && v.game.status) return v.game.status;
+    if (v.match_winner) return `${this.nameOf(v.match_winner)} won the match.`;
+    if (v.kind === "chouette") {
+      const n = (v.players || []).filter((p) => p.role !== "spectator").length;
+      return n < 2
+        ? "Waiting for players: a chouette needs at least two."
+        : `${n} players. Any of them can start the game.`;
+    }
+    const seats = v.seats || [];
+    if (seats.includes(null)) return "Waiting for a second player to sit down.";
+    return "Waiting for the next game.";
+  }
+
+  // -- the board and the move --------------------------------------------------------------------
+
+  renderBoard() {
+    const v = this.view;
+    const game = v.game;
+    if (!game || !Array.isArray(game.sides)) {
+      const empty = new Array(26).fill(0);
+      this.board.draw({ viewer: empty, opponent: empty, sources: new Set(), destinations: new Map(), selected: null, interactive: false });
+      replace(this.sideTop, "");
+      replace(this.sideBottom, "");
+      this.diceText.textContent = "";
+      return;
+    }
+    const [mine, theirs] = game.sides;
+    const moving = this.canMove() && !this.sending;
+    let viewer = mine.board;
+    let opponent = theirs.board;
+    let sources = new Set();
+    let destinations = new Map();
+    if (moving) {
+      const start = this.startBoard();
+      try {
+        const now = moves.applySteps(start, this.made);
+        viewer = now.mover;
+        opponent = now.opponent;
+        sources = new Set(moves.sources(this.plays(), start, this.made));
+        if (this.selected !== null) {
+          destinations = new Map(moves.destinations(this.plays(), start, this.made, this.selected).map((d) => [d.to, d]));
+        }
+      } catch (err) {
+        // Steps that no longer fit the server's plays: start the turn over.
+        this.made = [];
+        this.selected = null;
+      }
+    }
+    const diceSide = game.turn === 1 ? "opponent" : "viewer";
+    const used = this.usedDice(game.dice);
+    this.board.draw({
+      viewer,
+      opponent,
+      names: { viewer: mine.label, opponent: theirs.label },
+      dice: game.dice ? { values: game.dice, side: diceSide, used } : null,
+      cube: this.boardCube(),
+      interactive: moving,
+      sources,
+      destinations,
+      selected: this.selected,
+    });
+    this.board.svg.classList.toggle("interactive", moving);
+    this.board.svg.setAttribute(
+      "aria-label",
+      `Backgammon board, from ${mine.label}'s side${moving ? ": your move — choose a checker with Enter, then where it goes" : ""}`,
+    );
+    // While a play is being built the pip counts follow the board shown.
+    const partial = moving && this.made.length > 0;
+    const pips = [partial ? pipCount(viewer) : mine.pips, partial ? pipCount(opponent) : theirs.pips];
+    const sideInfo = (side, i) => {
+      const onTurn = game.turn === i;
+      const names = (side.players || []).map((p) => this.nameOf(p, { you: false })).join(", ");
+      const yours = (side.players || []).includes(this.me);
+      return [
+        h("span", { class: "swatch", "aria-hidden": "true" }, i === 0 ? "\u25CB" : "\u25C9"),
+        h("strong", {}, side.label),
+        names && names !== side.label ? h("span", { class: "muted" }, ` (${names})`) : null,
+        yours ? h("span", {}, " \u2014 you") : null,
+        h("span", { "data-testid": `pips-${i}` }, ` \u00B7 ${pips[i]} pips`),
+        h("span", {}, ` \u00B7 ${side.off} off`),
+        onTurn ? h("span", { class: "on-turn", "data-testid": `turn-${i}` }, " \u00B7 \u25B6 on turn") : null,
+      ];
+    };
+    replace(this.sideTop, sideInfo(theirs, 1));
+    replace(this.sideBottom, sideInfo(mine, 0));
+    this.diceText.textContent = game.dice
+      ? `Dice: ${game.dice.join(" and ")}${game.turn === null || game.turn === undefined ? "" : ` (${game.sides[game.turn].label})`}`
+      : "No dice thrown.";
+    this.diceText.dataset.dice = game.dice ? game.dice.join(",") : "";
+  }
+
+  /** Which dice the steps made have used (shown struck through): a doubles' four steps use
+   * the two dice drawn in turn; otherwise each step uses its own die, or for a bear-off the
+   * smallest die larger than the distance. */
+  usedDice(dice) {
+    if (!dice || !this.made.length) return null;
+    if (dice[0] === dice[1]) return dice.map((_, i) => this.made.length >= 2 * (i + 1));
+    const used = dice.map(() => false);
+    for (const [from, to] of this.made) {
+      const d = from - to;
+      let i = dice.findIndex((x, k) => !used[k] && x === d);
+      if (i < 0) i = dice.findIndex((x, k) => !used[k] && x > d);
+      if (i >= 0) used[i] = true;
+    }
+    return used;
+  }
+
+  /** The cube drawn on the board: a two-player table's, a single-cube chouette's, or the
+   * viewer's own in a chouette. */
+  boardCube() {
+    const game = this.view.game;
+    const cubes = game.cubes || [];
+    let cube = null;
+    if (cubes.length === 1) cube = cubes[0];
+    else cube = cubes.find((c) => c.member === this.me) || null;
+    if (!cube) return null;
+    const mine = game.sides[0].players || [];
+    const owner = cube.owner === null || cube.owner === undefined ? null : mine.includes(cube.owner) ? "viewer" : "opponent";
+    // An offered cube shows the value it is offered at.
+    return { value: cube.pending ? cube.pending.value : cube.value, owner, offered: Boolean(cube.pending) };
+  }
+
+  tell(text) {
+    this.say.textContent = "";
+    // A fresh node each time, so the same words are read again.
+    requestAnimationFrame(() => {
+      this.say.textContent = text;
+    });
+  }
+
+  activate(place) {
+    if (!this.canMove() || this.sending) {
+      if (place !== null) this.tell("It is not your move.");
+      return;
+    }
+    const start = this.startBoard();
+    const sources = moves.sources(this.plays(), start, this.made);
+    if (place === null) {
+      this.selected = null;
+      this.tell("Selection cleared.");
+      this.render();
+      return;
+    }
+    if (this.selected === null || this.selected === place) {
+      if (this.selected === place) {
+        this.selected = null;
+        this.tell(`${placeText(place)} deselected.`);
+      } else if (sources.includes(place)) {
+        this.selected = place;
+        const to = moves.destinations(this.plays(), start, this.made, place).map((d) => placeText(d.to));
+        this.tell(`From ${placeText(place)}: you can move to ${to.join(", ")}.`);
+      } else {
+        this.tell(`No checker of yours can move from ${placeText(place)}. You can move from ${sources.map(placeText).join(", ")}.`);
+      }
+      this.render();
+      return;
+    }
+    const steps = moves.stepsTo(this.plays(), start, this.made, this.selected, place);
+    if (steps) {
+      this.step(steps);
+    } else if (sources.includes(place)) {
+      this.selected = place;
+      const to = moves.destinations(this.plays(), start, this.made, place).map((d) => placeText(d.to));
+      this.tell(`From ${placeText(place)}: you can move to ${to.join(", ")}.`);
+      this.render();
+    } else {
+      this.tell(`That checker cannot go to ${placeText(place)}.`);
+    }
+  }
+
+  drag(from, to) {
+    if (!this.canMove() || this.sending) return;
+    const steps = moves.stepsTo(this.plays(), this.startBoard(), this.made, from, to);
+    if (steps) this.step(steps);
+    else this.tell(`That checker cannot go to ${placeText(to)}.`);
+  }
+
+  step(steps) {
+    this.made = [...this.made, ...steps];
+    this.selected = null;
+    const done = moves.completed(this.plays(), this.made);
+    const text = steps.map(([a, b]) => `${placeText(a)}/${placeText(b)}`).join(" ");
+    if (done !== null) {
+      if (this.autoConfirm) {
+        this.tell(`Moved ${text}. Playing ${done}.`);
+        this.render();
+        this.play(done);
+        return;
+      }
+      this.tell(`Moved ${text}. The play ${done} is complete: confirm it, or undo.`);
+    } else {
+      this.tell(`Moved ${text}.`);
+    }
+    this.render();
+  }
+
+  async play(notation) {
+    const ok = await this.send({ type: "move", notation });
+    if (ok) {
+      this.made = [];
+      this.selected = null;
+      this.moveInput.value = "";
+    }
+  }
+
+  typed() {
+    const text = this.moveInput.value.trim();
+    if (!text) return;
+    if (!this.canMove()) {
+      this.showError("It is not your move.");
+      return;
+    }
+    const match = moves.matchNotation(this.plays(), text);
+    // One listed play: send the server's own spelling; otherwise send the text as typed and
+    // let the server say what is wrong with it.
+    this.play(match.play !== null ? match.play : text);
+  }
+
+  renderMovePanel() {
+    const v = this.view;
+    const game = v.game;
+    if (!this.canMove()) {
+      const waiting = game && game.phase === "move" && game.can_move === false;
+      replace(this.movePanel, waiting ? h("p", { class: "muted" }, "No legal move: the turn passes.") : null);
+      this.movePanel.hidden = !waiting;
+      return;
+    }
+    this.movePanel.hidden = false;
+    const plays = this.plays();
+    const done = moves.completed(plays, this.made);
+    const left = moves.remainingPlays(plays, this.made);
+    const only = done === null && left.length === 1 ? left[0] : null;
+    const madeText = this.made.map(([a, b]) => `${placeText(a)}/${placeText(b)}`).join(" ");
+    replace(
+      this.movePanel,
+      h("h2", { class: "visually-hidden" }, "Your move"),
+      h(
+        "p",
+        { "data-testid": "move-made" },
+        this.made.length ? `Moved so far: ${madeText}` : `Your move: ${plays.length} legal play${plays.length === 1 ? "" : "s"}.`,
+      ),
+      h(
+        "div",
+        { class: "buttons" },
+        done !== null
+          ? h("button", { type: "button", class: "primary", "data-testid": "cmd-confirm", disabled: this.sending, onclick: () => this.play(done) }, `Confirm ${done}`)
+          : null,
+        only !== null && only !== ""
+          ? h("button", { type: "button", "data-testid": "cmd-play-only", disabled: this.sending, onclick: () => this.play(only) }, `Play ${only}`)
+          : null,
+        this.made.length
+          ? h(
+              "button",
+              {
+                type: "button",
+                class: "secondary",
+                "data-testid": "cmd-undo",
+                disabled: this.sending,
+                onclick: () => {
+                  this.made = moves.undo(this.made);
+                  this.selected = null;
+                  this.tell("Undone.");
+                  this.render();
+                },
+              },
+              "Undo",
+            )
+          : null,
+      ),
+      this.moveForm,
+      h("div", { class: "field check" }, this.autoBox, h("label", { for: "auto-confirm" }, "Send a play as soon as it is complete")),
+    );
+  }
+
+  // -- the commands offered --------------------------------------------------------------------
+
+  button(type, label, command, extra = {}) {
+    return h(
+      "button",
+      {
+        type: "button",
+        "data-testid": extra.testid || `cmd-${type}`,
+        class: extra.class || "",
+        disabled: this.sending,
+        onclick: () => this.send(command),
+        "aria-label": extra.ariaLabel,
+      },
+      label,
+    );
+  }
+
+  targets(action) {
+    const t = (this.view.targets || {})[action];
+    return Array.isArray(t) && t.length ? t : null;
+  }
+
+  renderActions() {
+    const v = this.view;
+    const allowed = new Set(v.allowed || []);
+    const game = v.game;
+    const out = [];
+    if (allowed.has("join")) out.push(this.button("join", v.kind === "chouette" ? "Join the chouette" : "Sit down", { type: "join" }, { class: "primary" }));
+    if (allowed.has("start_game")) out.push(this.button("start_game", "Start a game", { type: "start_game" }, { class: "primary" }));
+    if (allowed.has("roll")) {
+      const opening = game && game.phase === "opening";
+      out.push(this.button("roll", opening ? "Throw the opening dice" : "Roll", { type: "roll" }, { class: "primary" }));
+    }
+    if (allowed.has("double")) {
+      const targets = this.targets("double");
+      if (targets) {
+        const chosen = targets.filter((m) => this.doubleChoice.get(m) !== false);
+        out.push(
+          h(
+            "button",
+            {
+              type: "button",
+              "data-testid": "cmd-double",
+              disabled: this.sending || chosen.length === 0,
+              onclick: () => this.send({ type: "double", cubes: targets.filter((m) => this.doubleChoice.get(m) !== false) }),
+            },
+            `Double ${chosen.length === targets.length ? "every cube" : `${chosen.length} cube${chosen.length === 1 ? "" : "s"}`} (choose beside each name)`,
+          ),
+        );
+      } else {
+        out.push(this.button("double", v.kind === "chouette" ? "Double your cube" : "Double", { type: "double" }));
+      }
+    }
+    for (const [type, label] of [
+      ["take", "Take"],
+      ["beaver", "Beaver"],
+      ["drop", "Drop"],
+      ["accept", "Accept the resignation"],
+      ["decline", "Decline the resignation"],
+    ]) {
+      // The box answers member by member, beside each name; anyone else answers here.
+      if (allowed.has(type) && !this.targets(type)) out.push(this.button(type, label, { type }));
+    }
+    if (allowed.has("resign")) {
+      const targets = this.targets("resign");
+      const to = targets ? targets.filter((m) => this.resignChoice.get(m) !== false) : null;
+      const menu = h(
+        "details",
+        {
+          class: "resign",
+          "data-testid": "resign-menu",
+          open: this.resignOpen,
+          ontoggle: (ev) => {
+            this.resignOpen = ev.target.open;
+          },
+        },
+        h("summary", { "data-testid": "cmd-resign" }, "Resign\u2026"),
+        targets ? h("p", { class: "muted" }, "To the members chosen beside each name.") : null,
+        [1, 2, 3].map((level) =>
+          h(
+            "button",
+            {
+              type: "button",
+              "data-testid": `cmd-resign-${level}`,
+              disabled: this.sending || (to !== null && to.length === 0),
+              onclick: () => this.send(to ? { type: "resign", level, to } : { type: "resign", level }),
+            },
+            `Resign ${LEVELS[level]}`,
+          ),
+        ),
+      );
+      out.push(menu);
+    }
+    if (allowed.has("leave")) out.push(this.button("leave", "Leave the table", { type: "leave" }, { class: "secondary" }));
+    const perMember = ["take", "drop", "beaver", "accept", "decline"].some((t) => allowed.has(t) && this.targets(t));
+    if (perMember) {
+      out.push(h("p", { class: "hint", "data-testid": "answer-hint" }, "Answer each member beside their name in the line."));
+    }
+    replace(this.actions, out.length ? out : h("p", { class: "muted" }, this.waitingText()));
+  }
+
+  waitingText() {
+    const v = this.view;
+    const game = v.game;
+    if (!game) return "Nothing to do now.";
+    const waiting = (game.to_act || []).map((id) => this.nameOf(id));
+    return waiting.length ? `Waiting for ${waiting.join(", ")}.` : "Nothing to do now.";
+  }
+
+  // -- the score, the ledger, the line and the cubes ---------------------------------------------
+
+  renderScore() {
+    const v = this.view;
+    const rows = [];
+    if (v.kind === "match" && Array.isArray(v.score)) {
+      const seats = v.seats || [];
+      const parts = seats.map((id, i) => `${id ? this.nameOf(id) : `Seat ${i + 1}`} ${v.score[i]}`);
+      rows.push(
+        h(
+          "p",
+          { "data-testid": "score" },
+          `${parts.join(" \u2013 ")} \u00B7 match to ${v.match_length}${v.crawford ? " \u00B7 Crawford game" : ""}${v.match_winner ? ` \u00B7 ${this.nameOf(v.match_winner)} won` : ""}`,
+        ),
+      );
+    }
+    const ledger = v.ledger || {};
+    const ids = (v.players || []).map((p) => p.id).filter((id) => id in ledger);
+    for (const id of Object.keys(ledger)) if (!ids.includes(id)) ids.push(id);
+    if (v.kind !== "match" || ids.some((id) => ledger[id])) {
+      rows.push(
+        h(
+          "table",
+          { class: "ledger", "data-testid": "ledger" },
+          h("caption", { class: "visually-hidden" }, "Points won or lost at this table"),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Points"))),
+          h(
+            "tbody",
+            {},
+            ids.length
+              ? ids.map((id) =>
+                  h(
+                    "tr",
+                    { "data-testid": `ledger-${id}`, "data-amount": ledger[id] },
+                    h("th", { scope: "row" }, this.nameOf(id)),
+                    h("td", { class: ledger[id] > 0 ? "plus" : ledger[id] < 0 ? "minus" : "" }, signed(ledger[id])),
+                  ),
+                )
+              : h("tr", {}, h("td", { colspan: 2, class: "muted" }, "No games settled yet.")),
+          ),
+        ),
+      );
+    }
+    replace(this.scorePanel, h("h2", { id: "score-title" }, v.kind === "match" ? "Score" : "Ledger"), rows);
+  }
+
+  renderLine() {
+    const v = this.view;
+    if (v.kind !== "chouette") {
+      const players = (v.players || []).filter((p) => p.role !== "spectator");
+      const game = v.game;
+      const cube = game && game.cubes && game.cubes[0];
+      replace(
+        this.linePanel,
+        h("h2", { id: "line-title" }, "Players"),
+        h(
+          "ul",
+          { class: "members", "data-testid": "players" },
+          players.map((p) =>
+            h("li", { "data-testid": `member-${p.id}` }, `${this.nameOf(p.id)}${p.seat !== null && p.seat !== undefined ? `, seat ${p.seat + 1}` : ""}`),
+          ),
+        ),
+        cube
+          ? h(
+              "p",
+              { "data-testid": "cube" },
+              `The ${cubeText(cube, this.nameOf)}${offerText(cube, this.nameOf) ? `. ${offerText(cube, this.nameOf)}` : ""}.`,
+            )
+          : null,
+      );
+      return;
+    }
+    const game = v.game;
+    const cubes = new Map(((game && game.cubes) || []).map((c) => [c.member, c]));
+    const line = v.line && v.line.length ? v.line : (v.players || []).filter((p) => p.role !== "spectator").map((p) => p.id);
+    const boxTargets = {};
+    for (const action of ["double", "take", "drop", "beaver", "accept", "decline", "resign"]) {
+      boxTargets[action] = new Set(this.targets(action) || []);
+    }
+    const allowed = new Set(v.allowed || []);
+    const items = line.map((id, i) => {
+      const tags = [];
+      if (id === v.box) tags.push("Box");
+      if (id === v.captain) tags.push("Captain");
+      if (id === v.acting_captain && id !== v.captain) tags.push("Acting captain (moves for the team)");
+      const cube = cubes.get(id);
+      const out = cube && cube.in_game === false;
+      const role = (v.players || []).find((p) => p.id === id)?.role;
+      const bits = [];
+      if (cube) bits.push(h("span", { class: "cube-text", "data-testid": `cube-${id}`, "data-value": cube.value, "data-owner": cube.owner ?? "" }, cubeText(cube, this.nameOf)));
+      if (cube && offerText(cube, this.nameOf)) bits.push(h("span", { class: "offer", "data-testid": `offer-${id}` }, offerText(cube, this.nameOf)));
+      if (out) bits.push(h("span", { class: "out-text", "data-testid": `out-${id}` }, `out of this game${cube.settlement ? `: ${settlementText(cube.settlement, this.nameOf)}` : ""}`));
+      if (role === "waiting") bits.push(h("span", { class: "muted" }, "plays from the next game"));
+      // The box's choices and answers, member by member.
+      const controls = [];
+      if (allowed.has("double") && boxTargets.double.has(id)) {
+        controls.push(this.choice("double", id, this.doubleChoice, `Double ${this.nameOf(id)}'s cube`));
+      }
+      if (allowed.has("resign") && boxTargets.resign.has(id)) {
+        controls.push(this.choice("resign", id, this.resignChoice, `Resign to ${this.nameOf(id)}`));
+      }
+      for (const [type, label] of [
+        ["take", "Take"],
+        ["beaver", "Beaver"],
+        ["drop", "Drop"],
+        ["accept", "Accept"],
+        ["decline", "Decline"],
+      ]) {
+        if (allowed.has(type) && boxTargets[type].has(id)) {
+          controls.push(
+            this.button(type, label, { type, cube: id }, { testid: `cmd-${type}-${id}`, ariaLabel: `${label} ${this.nameOf(id, { you: false })}'s cube` }),
+          );
+        }
+      }
+      return h(
+        "li",
+        { class: `member${out ? " out" : ""}`, "data-testid": `member-${id}`, "data-in-game": cube ? String(cube.in_game !== false) : "" },
+        h("span", { class: "pos", "aria-hidden": "true" }, `${i + 1}.`),
+        h("strong", {}, this.nameOf(id)),
+        tags.length ? h("span", { class: "tags" }, ` \u2014 ${tags.join(", ")}`) : null,
+        bits.length ? h("span", { class: "bits" }, bits.map((b) => [" \u00B7 ", b])) : null,
+        controls.length ? h("div", { class: "member-controls" }, controls) : null,
+      );
+    });
+    const history = (v.history || []).slice(-5).reverse();
+    replace(
+      this.linePanel,
+      h("h2", { id: "line-title" }, "The line"),
+      h("p", { class: "muted" }, "Box first, then the captain and the team in order."),
+      h("ol", { class: "members line", "data-testid": "line" }, items),
+      history.length
+        ? h(
+            "details",
+            { class: "history", "data-testid": "history" },
+            h("summary", {}, "Earlier games"),
+            h(
+              "ul",
+              {},
+              history.map((g) =>
+                h(
+                  "li",
+                  {},
+                  `Game ${g.game}: box ${this.nameOf(g.box)}, captain ${this.nameOf(g.captain)}. `,
+                  (g.settlements || []).map((st) => `${this.nameOf(st.member)}: ${settlementText(st, this.nameOf)}. `),
+                ),
+              ),
+            ),
+          )
+        : null,
+    );
+  }
+
+  choice(action, id, map, label) {
+    const box = h("input", {
+      type: "checkbox",
+      id: `${action}-target-${id}`,
+      "data-testid": `${action}-target-${id}`,
+      checked: map.get(id) !== false,
+      disabled: this.sending,
+      onchange: (ev) => {
+        map.set(id, ev.target.checked);
+        this.renderActions();
+      },
+    });
+    return h("span", { class: "field check" }, box, h("label", { for: `${action}-target-${id}` }, label));
+  }
+
+  renderFair() {
+    const v = this.view;
+    const game = v.game;
+    const allowed = new Set(v.allowed || []);
+    replace(
+      this.fairPanel,
+      h("h2", { id: "fair-title" }, "Fair dice"),
+      game && game.dice_commitment
+        ? h(
+            "p",
+            {},
+            `Game ${game.number}'s dice are committed to: `,
+            h("code", { class: "hash", "data-testid": "commitment" }, game.dice_commitment),
+            ". The seed is revealed when the game ends.",
+          )
+        : h("p", { class: "muted" }, "Each game's dice are committed to before the first throw."),
+      allowed.has("add_seed")
+        ? h(
+            "form",
+            {
+              class: "seed-form",
+              onsubmit: async (ev) => {
+                ev.preventDefault();
+                const seed = this.seedInput.value.trim();
+                if (seed && (await this.send({ type: "add_seed", seed }))) this.seedInput.value = "";
+              },
+            },
+            h("label", { for: "seed-input" }, "Mix in a seed of your own"),
+            this.seedInput,
+            h("button", { type: "submit", "data-testid": "cmd-add_seed" }, "Add seed"),
+          )
+        : null,
+      h("p", {}, h("a", { href: `#/replay/${this.id}`, "data-testid": "verify-link" }, "Replay, verify the dice and audit this table")),
+    );
+  }
+}
