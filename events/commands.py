@@ -1,8 +1,10 @@
 """Client commands: what a player asks a table to do.
 
 Commands are decoded at the boundary with unknown fields rejected, so a typo in a field name is a
-400, never a silently ignored option. The acting player is never part of a command: it comes from
-authentication. The dice are never part of a command either: the server rolls them.
+400, never a silently ignored option. Every string is a :data:`~events.types.Name` or a
+:data:`~events.types.Text`, so a control character (NUL above all, which PostgreSQL text cannot
+hold) is a 400 naming the field, never an event. The acting player is never part of a command: it
+comes from authentication. The dice are never part of a command either: the server rolls them.
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from events.types import Channel, MoveT, PlayerId, TableKind, TableOptions
+from events.types import Channel, MoveT, Name, PlayerId, TableKind, TableOptions, Text
 
-Member = Annotated[str, Meta(min_length=1, max_length=64)]
+Member = Annotated[Name, Meta(min_length=1, max_length=64)]
+"""An account id the client names: a chouette member (a cube, a resignation's ``to``)."""
+Cube = Annotated[Name, Meta(max_length=64)]
+"""Chouette: the member whose cube is answered (the box answering); else ''."""
 
 
 class Command(
@@ -26,14 +31,14 @@ class Command(
 class CreateTable(Command, frozen=True, kw_only=True, tag="create_table"):
     kind: TableKind
     options: TableOptions = TableOptions()
-    name: Annotated[str, Meta(max_length=100)] = ""
+    name: Annotated[Name, Meta(max_length=100)] = ""
 
 
 class Join(Command, frozen=True, kw_only=True, tag="join"):
     """Take a seat (0 or 1, or the first free one) or join a chouette's line."""
 
     seat: Annotated[int, Meta(ge=0, le=1)] | None = None
-    display_name: Annotated[str, Meta(max_length=64)] = ""
+    display_name: Annotated[Name, Meta(max_length=64)] = ""
 
 
 class Leave(Command, frozen=True, kw_only=True, tag="leave"):
@@ -47,7 +52,7 @@ class StartGame(Command, frozen=True, kw_only=True, tag="start_game"):
 class AddSeed(Command, frozen=True, kw_only=True, tag="add_seed"):
     """Mix a seed of the player's own into this game's dice (before the first throw)."""
 
-    seed: Annotated[str, Meta(min_length=1, max_length=128)]
+    seed: Annotated[Name, Meta(min_length=1, max_length=128)]
 
 
 class Roll(Command, frozen=True, kw_only=True, tag="roll"):
@@ -57,7 +62,7 @@ class Roll(Command, frozen=True, kw_only=True, tag="roll"):
 class Move(Command, frozen=True, kw_only=True, tag="move"):
     """Play checkers: either standard notation or a list of ``[from, to]`` moves."""
 
-    notation: Annotated[str, Meta(max_length=200)] | None = None
+    notation: Annotated[Name, Meta(max_length=200)] | None = None
     moves: Annotated[list[MoveT], Meta(max_length=4)] | None = None
 
 
@@ -69,16 +74,16 @@ class Double(Command, frozen=True, kw_only=True, tag="double"):
 
 
 class Take(Command, frozen=True, kw_only=True, tag="take"):
-    cube: str = ""
+    cube: Cube = ""
     """Chouette: the member whose cube is answered (the box answering); else ''."""
 
 
 class Drop(Command, frozen=True, kw_only=True, tag="drop"):
-    cube: str = ""
+    cube: Cube = ""
 
 
 class Beaver(Command, frozen=True, kw_only=True, tag="beaver"):
-    cube: str = ""
+    cube: Cube = ""
 
 
 class Resign(Command, frozen=True, kw_only=True, tag="resign"):
@@ -88,16 +93,16 @@ class Resign(Command, frozen=True, kw_only=True, tag="resign"):
 
 
 class Accept(Command, frozen=True, kw_only=True, tag="accept"):
-    cube: str = ""
+    cube: Cube = ""
 
 
 class Decline(Command, frozen=True, kw_only=True, tag="decline"):
-    cube: str = ""
+    cube: Cube = ""
 
 
 class Chat(Command, frozen=True, kw_only=True, tag="chat"):
     channel: Channel = "table"
-    text: Annotated[str, Meta(min_length=1, max_length=2000)]
+    text: Annotated[Text, Meta(min_length=1, max_length=2000)]
 
 
 AnyCommand = (

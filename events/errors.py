@@ -30,6 +30,7 @@ __all__ = [
     "CommandReusedError",
     "ConcurrencyError",
     "CorruptEventError",
+    "PoisonEventError",
     "StoreError",
     "StoreUnavailableError",
     "append_error",
@@ -79,6 +80,22 @@ class CorruptEventError(StoreError):
 
     def __init__(self, stream_id: str, version: int, reason: str) -> None:
         super().__init__(f"event {stream_id!r} version {version} is corrupt: {reason}")
+        self.stream_id = stream_id
+        self.version = version
+        self.reason = reason
+
+
+class PoisonEventError(Exception):
+    """An event a projector cannot apply to its read model, whatever it retries: raised by a
+    projector's ``handle`` for an event its rules refuse. :class:`events.projection.Projector`
+    records such an event as skipped and moves on, instead of halting on it for good.
+
+    Not a :class:`StoreError`: the store is fine, the event is stored for good, and it is
+    one read model that cannot take it.
+    """
+
+    def __init__(self, stream_id: str, version: int, reason: str) -> None:
+        super().__init__(f"event {stream_id!r} version {version} cannot be projected: {reason}")
         self.stream_id = stream_id
         self.version = version
         self.reason = reason

@@ -5,21 +5,37 @@ A concrete projector subclasses :class:`Projector` and implements :meth:`Project
 writes its rows through the connection it is given (the transaction is already open). If
 ``handle`` raises, the transaction rolls back: neither the rows nor the checkpoint move, and the
 same events are offered again.
+
+A *poison* event is one no retry can ever apply, and the log is immutable: an event whose data
+the read model cannot hold (a NUL in a name: :class:`asyncpg.DataError`), one that does not
+decode (:class:`~events.errors.CorruptEventError`) or one the projector refuses
+(:class:`~events.errors.PoisonEventError`); see :attr:`Projector.poison_errors`. Halting on one
+would stop the read model for good (docs/design.md: the lobby is a projection of the log), so
+the batch is re-applied one event at a time, each in a savepoint, and each poison event is
+skipped: recorded in ``projection_skipped`` (stream, version, position, cause and reason) in the
+same transaction as the checkpoint that moves past it, so it is recorded once and never retried,
+and reported to :attr:`Projector.on_skip`. Any other error (the database away, a bug) still
+rolls everything back and the same events are offered again.
 """
 
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
-from typing import Final
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import ClassVar, Final, Literal
 
 import asyncpg
+import msgspec
 
-from events.errors import StoreError, translate_errors
+from events.errors import CorruptEventError, PoisonEventError, StoreError, translate_errors
 from events.store import EventStore, RecordedEvent
 from events.subscription import LiveFeed
 
-__all__ = ["Projector"]
+__all__ = ["Projector", "SkippedEvent", "skipped_events"]
+
+_log = logging.getLogger(__name__)
 
 _ENSURE: Final = (
     "INSERT INTO projection_checkpoints (name, partition, position) VALUES ($1, $2, 0)"
@@ -32,6 +48,51 @@ _ADVANCE: Final = (
     "UPDATE projection_checkpoints SET position = $3, updated_at = now()"
     " WHERE name = $1 AND partition = $2"
 )
+_SKIP: Final = (
+    "INSERT INTO projection_skipped (name, partition, position, stream_id, version, type, cause,"
+    " reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+    # A read model rebuilt from scratch (its checkpoint reset) meets the same event again.
+    " ON CONFLICT (name, partition, position) DO UPDATE SET cause = excluded.cause,"
+    " reason = excluded.reason, skipped_at = excluded.skipped_at"
+    " RETURNING skipped_at"
+)
+
+Cause = Literal["undecodable", "unwritable", "refused"]
+"""Why an event was skipped: it does not decode, its data cannot be written to the read model,
+or the projector refused it."""
+
+_MAX_REASON: Final = 1000
+
+
+class SkippedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """A poison event a projector skipped, as recorded in ``projection_skipped``."""
+
+    projector: str
+    partition: int
+    position: int
+    stream_id: str
+    version: int
+    type: str
+    cause: Cause
+    reason: str
+    """The error's text: for operators (logs, the table), never for clients."""
+    skipped_at: datetime
+
+
+def _cause(exc: BaseException) -> Cause:
+    match exc:
+        case CorruptEventError():
+            return "undecodable"
+        case asyncpg.DataError():
+            return "unwritable"
+    return "refused"
+
+
+def _reason(exc: BaseException) -> str:
+    """The error's text, fit for a text column: the error may quote the very data that could not
+    be written (a NUL), and a driver's message is not bounded."""
+    text = (str(exc) or type(exc).__name__).replace("\x00", "\ufffd")
+    return f"{type(exc).__name__}: {text}"[:_MAX_REASON]
 
 
 class Projector(abc.ABC):
@@ -39,18 +100,39 @@ class Projector(abc.ABC):
 
     :param name: identifies the read model's checkpoint; change it to rebuild from scratch.
     :param partition: the log partition it follows.
+    :param on_skip: called with each poison event skipped, once its skip is committed (a
+        metrics counter, say).
     """
 
-    def __init__(self, name: str, partition: int = 0) -> None:
+    poison_errors: ClassVar[tuple[type[BaseException], ...]] = (
+        PoisonEventError,
+        CorruptEventError,
+        asyncpg.DataError,
+    )
+    """The errors that mean "this event can never be applied": raised by :meth:`handle` for a
+    single event, the event is skipped and recorded instead of halting the projector. Any
+    other error rolls the batch back, to be offered again."""
+
+    def __init__(
+        self,
+        name: str,
+        partition: int = 0,
+        *,
+        on_skip: Callable[[SkippedEvent], None] | None = None,
+    ) -> None:
         self.name = name
         self.partition = partition
+        self.on_skip = on_skip
 
     async def setup(self, connection: asyncpg.Connection) -> None:  # noqa: B027 (optional hook)
         """Create the read model's tables if need be. Called by :meth:`prepare`."""
 
     @abc.abstractmethod
     async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
-        """Apply contiguous new events to the read model, inside the open transaction."""
+        """Apply contiguous new events to the read model, inside the open transaction.
+
+        Applying a batch must come to the same as applying its events one by one (batches are
+        cut anywhere, and a batch holding a poison event is re-applied one event at a time)."""
 
     async def prepare(self, store: EventStore) -> None:
         """Run :meth:`setup` and make sure the checkpoint row exists."""
@@ -75,6 +157,9 @@ class Projector(abc.ABC):
         Events at or below the checkpoint are dropped (another instance, or a retry, already
         applied them); the checkpoint row is locked, so two instances never apply one event twice.
 
+        A poison event (see :attr:`poison_errors`) is skipped and recorded, in this same
+        transaction.
+
         :raises StoreError: the batch is not this partition's, or does not continue from the
             checkpoint.
         """
@@ -94,9 +179,58 @@ class Projector(abc.ABC):
                             f"{event.position}, not {expected}"
                         )
                     expected += 1
-                await self.handle(conn, new)
+                skipped = await self._handle(conn, new)
                 await conn.execute(_ADVANCE, self.name, self.partition, new[-1].position)
-                return new[-1].position
+        # Only once committed: a rolled-back skip was never made.
+        for skip in skipped:
+            _log.warning(
+                "projector %s skipped event %s version %s (position %s of partition %s): %s",
+                *(skip.projector, skip.stream_id, skip.version, skip.position, skip.partition),
+                skip.reason,
+                extra={"stream": skip.stream_id},
+            )
+            if self.on_skip is not None:
+                self.on_skip(skip)
+        return new[-1].position
+
+    async def _handle(
+        self, conn: asyncpg.Connection, events: Sequence[RecordedEvent]
+    ) -> list[SkippedEvent]:
+        """Apply the batch; if an event of it is poison, apply it again one event at a time,
+        skipping and recording each poison event. Each attempt runs in a savepoint, so a failed
+        one leaves nothing behind and the transaction goes on."""
+        try:
+            async with conn.transaction():
+                await self.handle(conn, events)
+            return []
+        except self.poison_errors:
+            pass
+        skipped: list[SkippedEvent] = []
+        for event in events:
+            try:
+                async with conn.transaction():
+                    await self.handle(conn, [event])
+            except self.poison_errors as exc:
+                cause, reason = _cause(exc), _reason(exc)
+                skipped_at: datetime = await conn.fetchval(
+                    _SKIP,
+                    *(self.name, self.partition, event.position, event.stream_id),
+                    *(event.version, event.type, cause, reason),
+                )
+                skipped.append(
+                    SkippedEvent(
+                        projector=self.name,
+                        partition=self.partition,
+                        position=event.position,
+                        stream_id=event.stream_id,
+                        version=event.version,
+                        type=event.type,
+                        cause=cause,
+                        reason=reason,
+                        skipped_at=skipped_at,
+                    )
+                )
+        return skipped
 
     async def catch_up(self, store: EventStore, *, batch_size: int = 1000) -> int:
         """Apply everything committed so far; returns the checkpoint reached."""
@@ -114,3 +248,37 @@ class Projector(abc.ABC):
         async with notifier.subscribe(self.partition, position, batch_size=batch_size) as sub:
             async for batch in sub.batches():
                 await self.apply(notifier.store, batch)
+
+
+async def skipped_events(
+    store: EventStore, name: str | None = None, *, limit: int = 20
+) -> tuple[int, list[SkippedEvent]]:
+    """How many events projectors (``name``'s, or all) have skipped, and the latest ``limit``
+    of them, newest first."""
+    with translate_errors():
+        async with store.pool.acquire() as conn:
+            count: int = await conn.fetchval(
+                "SELECT count(*) FROM projection_skipped WHERE $1::text IS NULL OR name = $1",
+                name,
+            )
+            rows = await conn.fetch(
+                "SELECT name, partition, position, stream_id, version, type, cause, reason,"
+                " skipped_at FROM projection_skipped WHERE $1::text IS NULL OR name = $1"
+                " ORDER BY skipped_at DESC, name, partition, position DESC LIMIT $2",
+                name,
+                limit,
+            )
+    return count, [
+        SkippedEvent(
+            projector=r["name"],
+            partition=r["partition"],
+            position=r["position"],
+            stream_id=r["stream_id"],
+            version=r["version"],
+            type=r["type"],
+            cause=r["cause"],
+            reason=r["reason"],
+            skipped_at=r["skipped_at"],
+        )
+        for r in rows
+    ]
