@@ -23,14 +23,23 @@ the game; and a key ``SHA-256(seed || client seeds)`` would be open to SHA-256 l
 (whoever knows ``SHA-256(seed)`` can hash ``seed || padding || more`` without the seed). Each
 client seed is hashed on its own so that the list is unambiguous (``"ab", "c"`` is not
 ``"a", "bc"``).
+
+The seeds of the games in play are kept encrypted (:class:`SeedCipher`, AES-256-GCM with a key
+from the server's configuration), so that a copy of the database does not tell anyone the dice
+to come.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import hmac
 import secrets
 from collections.abc import Mapping, Sequence
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 DOMAIN = b"chouette-dice/v1/"
 """Prefix of every HMAC message of the derivation."""
@@ -38,6 +47,12 @@ KEY_LABEL = DOMAIN + b"key"
 """The message prefix of the key derivation."""
 SEED_BYTES = 32
 """The length of a game's secret seed."""
+SEED_KEY_BYTES = 32
+"""The length of the key that seals kept seeds (AES-256)."""
+NONCE_BYTES = 12
+"""The length of a sealed seed's random nonce (AES-GCM's standard nonce)."""
+SEAL_LABEL = b"chouette-seed/v1/"
+"""The prefix of a sealed seed's associated data (then the table id, ``/`` and the game)."""
 
 
 def commitment(seed: bytes) -> str:
@@ -133,3 +148,82 @@ class FairDice:
 
     def reveal(self, game: int) -> str:
         return self.seed(game).hex()
+
+
+def new_seed_key() -> bytes:
+    """A new key for sealing kept seeds: 32 bytes from the operating system's CSPRNG."""
+    return secrets.token_bytes(SEED_KEY_BYTES)
+
+
+def encode_seed_key(key: bytes) -> str:
+    """A seed key as configured (``CHOUETTE_SEED_KEY`` and the key file): standard base64.
+
+    >>> encode_seed_key(bytes(32))
+    'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='
+    """
+    return base64.b64encode(key).decode("ascii")
+
+
+def decode_seed_key(text: str) -> bytes:
+    """A configured seed key: base64 of exactly 32 bytes (surrounding blanks ignored).
+
+    >>> decode_seed_key(" AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\\n") == bytes(32)
+    True
+
+    :raises ValueError: not base64, or not 32 bytes.
+    """
+    try:
+        key = base64.b64decode(text.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("the seed key must be base64 (of 32 random bytes)") from None
+    if len(key) != SEED_KEY_BYTES:
+        raise ValueError(f"the seed key must be {SEED_KEY_BYTES} bytes, not {len(key)}")
+    return key
+
+
+class SeedCipher:
+    """Seals the secret seeds kept for games in play: AES-256-GCM (authenticated encryption).
+
+    A sealed seed is ``nonce || ciphertext || tag``: a fresh random 12-byte nonce each time, and
+    the table and game as associated data, so a sealed seed opens only for the game it was
+    sealed for (moving a row to another game is detected, not obeyed).
+
+    >>> cipher = SeedCipher(bytes(32))
+    >>> sealed = cipher.seal("t1", 3, bytes(range(32)))
+    >>> len(sealed), cipher.open("t1", 3, sealed) == bytes(range(32))
+    (60, True)
+    >>> cipher.open("t1", 4, sealed)
+    Traceback (most recent call last):
+    ...
+    ValueError: the sealed seed does not open with this key for this table and game
+    """
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) != SEED_KEY_BYTES:
+            raise ValueError(f"the seed key must be {SEED_KEY_BYTES} bytes, not {len(key)}")
+        self._aead = AESGCM(key)
+
+    def __repr__(self) -> str:
+        return "SeedCipher(<key>)"  # never the key
+
+    @staticmethod
+    def _associated(table_id: str, game: int) -> bytes:
+        return SEAL_LABEL + table_id.encode("utf-8") + b"/" + str(game).encode("ascii")
+
+    def seal(self, table_id: str, game: int, seed: bytes) -> bytes:
+        """``seed`` encrypted for ``table_id``'s game ``game``."""
+        nonce = secrets.token_bytes(NONCE_BYTES)
+        return nonce + self._aead.encrypt(nonce, seed, self._associated(table_id, game))
+
+    def open(self, table_id: str, game: int, sealed: bytes) -> bytes:
+        """The seed sealed by :meth:`seal` for this table and game.
+
+        :raises ValueError: another key, another table or game, or changed bytes.
+        """
+        nonce, body = sealed[:NONCE_BYTES], sealed[NONCE_BYTES:]
+        try:
+            return self._aead.decrypt(nonce, body, self._associated(table_id, game))
+        except (InvalidTag, ValueError):
+            raise ValueError(
+                "the sealed seed does not open with this key for this table and game"
+            ) from None

@@ -7,37 +7,54 @@ for the events that record the command, and appends them with the version they w
 and the client's command id. It raises domain errors only (:mod:`events.table`, the engine's,
 the store's); the HTTP layer maps them to problem responses.
 
-Commands for one table run one at a time in this process (a lock per table); across processes
-the store's expected-version check is the real guard, and a conflict is met by catching up and
-deciding again. A command id that was already recorded returns its first outcome without
-deciding anything again.
+Commands for one table run one at a time in this process (a lock per table, dropped when no
+command holds or awaits it); across processes the store's expected-version check is the real
+guard, and a conflict is met by catching up and deciding again.
+
+A command id is recorded with who sent it and a digest of the command (:func:`command_digest`).
+The same actor sending the same command again gets its first outcome without anything being
+decided again; anyone else, or the same actor with another command, gets
+:class:`~events.table.CommandIdReusedError` and nothing of the first outcome: a command id is not
+a key to someone else's events (a team-chat message's, say).
+
+What the service keeps in memory is bounded: the folded states and the dice seeds of the
+``cache_size`` tables used last (least recently used first out), and for each table only the
+seeds of the game in play and the next.
 
 Dice (docs/dice.md): before deciding a command that may start a game the service draws the next
 game's secret seed (:func:`events.dice.draw_seed`) and hands it to the decider with the current
 game's in a :class:`~events.dice.FairDice`; when the decided events start that game it keeps the
 seed in the seed store *before* appending, so the commitment is never published for a seed the
 server could lose. Two processes that drew different seeds for one game agree on the one kept
-first, and the loser decides again with it.
+first, and the loser decides again with it. A kept seed that does not match the commitment
+published for its game is refused (:class:`~events.store.SeedMismatchError`): nothing is decided
+with it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
+import hmac
 import logging
+import struct
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Generic, Protocol, TypeVar
+
+import msgspec
 
 from events import commands as c
 from events import types as e
 from events.chat import decide_chat
 from events.decider import decide, evolve, may_start_game
-from events.dice import FairDice, draw_seed
-from events.errors import ConcurrencyError
-from events.store import AppendResult, EventStore, RecordedEvent, SeedStore
+from events.dice import FairDice, commitment, draw_seed
+from events.errors import CommandReusedError, ConcurrencyError
+from events.store import AppendResult, EventStore, RecordedEvent, SeedMismatchError, SeedStore
 from events.streams import append_events, chat_stream, decode_recorded, table_stream
 from events.table import (
     CommandIdReusedError,
@@ -47,9 +64,93 @@ from events.table import (
     TableState,
 )
 
-__all__ = ["CommandObserver", "Outcome", "TableService"]
+__all__ = ["CommandObserver", "Outcome", "TableService", "command_digest"]
 
 log = logging.getLogger("chouette.tables")
+
+V = TypeVar("V")
+
+DIGEST_LABEL: Final = b"chouette-command/v1\x00"
+"""The prefix of every command digest's input (so it is never confused with another hash)."""
+
+_command_json = msgspec.json.Encoder()
+
+
+def command_digest(table_id: str, command: c.Command) -> bytes:
+    """SHA-256 of a command's canonical bytes at a table, recorded with its command id.
+
+    ``SHA-256(DIGEST_LABEL || int4(len(table_id)) || table_id || msgspec JSON of the command)``
+    (big-endian length, UTF-8 id): the table is part of it, and msgspec writes a command's
+    fields in their declared order, so the same command at the same table always has the same
+    digest and any other command another one.
+
+    >>> command_digest("t", c.Roll()) == command_digest("t", c.Roll())
+    True
+    >>> command_digest("t", c.Roll()) == command_digest("u", c.Roll())
+    False
+    """
+    tid = table_id.encode("utf-8")
+    return hashlib.sha256(
+        DIGEST_LABEL + struct.pack(">i", len(tid)) + tid + _command_json.encode(command)
+    ).digest()
+
+
+class _Lru(Generic[V]):
+    """A mapping that keeps the ``size`` entries used last (a read counts as a use)."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError(f"a cache needs room for at least one entry, not {size!r}")
+        self.size = size
+        self._items: OrderedDict[str, V] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: str) -> V | None:
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    def put(self, key: str, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+
+class _Lock:
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0  # holding it or waiting for it
+
+
+class _IdleLocks:
+    """One lock per key, existing only while some task holds it or waits for it, so that the
+    locks of tables nobody is using do not pile up."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, _Lock] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        entry = self._locks.get(key)
+        if entry is None:
+            entry = self._locks[key] = _Lock()
+        entry.users += 1
+        try:
+            async with entry.lock:
+                yield
+        finally:
+            entry.users -= 1
+            if not entry.users:
+                del self._locks[key]
 
 
 class CommandObserver(Protocol):
@@ -111,10 +212,11 @@ class TableService:
     :param observer: told about each command (metrics); nothing by default.
     :param dice_factory: tests only: a table's dice instead of the provably fair ones (then no
         seed is drawn or kept).
-    :param seeds: where the secret seeds are kept (default: the store's database).
+    :param seeds: where the secret seeds are kept (encrypted; see :class:`SeedStore`); needed
+        unless ``dice_factory`` is given.
+    :param cache_size: how many tables' folded states (and seeds) are kept in memory; the
+        least recently used go first.
     """
-
-    max_cached = 10_000
 
     def __init__(
         self,
@@ -122,14 +224,17 @@ class TableService:
         observer: CommandObserver | None = None,
         dice_factory: Callable[[str], DiceSource] | None = None,
         seeds: SeedStore | None = None,
+        cache_size: int = 10_000,
     ) -> None:
+        if seeds is None and dice_factory is None:
+            raise ValueError("the fair dice need a seed store (TableService(..., seeds=...))")
         self.store = store
         self._observer: CommandObserver = observer or _Unobserved()
         self._dice_factory = dice_factory
-        self._seed_store = seeds or SeedStore(store.pool)
-        self._states: OrderedDict[str, TableState] = OrderedDict()
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._seeds: dict[str, dict[int, bytes]] = {}
+        self._seed_store = seeds
+        self._states: _Lru[TableState] = _Lru(cache_size)
+        self._locks = _IdleLocks()
+        self._seeds: _Lru[dict[int, bytes]] = _Lru(cache_size)
         self._inflight = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -158,20 +263,15 @@ class TableService:
         return s
 
     def _remember(self, table_id: str, s: TableState) -> None:
-        self._states[table_id] = s
-        self._states.move_to_end(table_id)
-        while len(self._states) > self.max_cached:
-            self._states.popitem(last=False)
+        self._states.put(table_id, s)
 
     def cached(self, table_id: str) -> TableState | None:
         """The table's folded state as this process last saw it, without reading the store."""
         return self._states.get(table_id)
 
-    def _lock(self, table_id: str) -> asyncio.Lock:
-        lock = self._locks.get(table_id)
-        if lock is None:
-            lock = self._locks[table_id] = asyncio.Lock()
-        return lock
+    def memory(self) -> dict[str, int]:
+        """How many entries each in-memory table holds (all bounded: tests, diagnostics)."""
+        return {"states": len(self._states), "seeds": len(self._seeds), "locks": len(self._locks)}
 
     # -- dice ---------------------------------------------------------------------------------
 
@@ -182,15 +282,21 @@ class TableService:
         may start a game, the next game's (drawn now unless one is kept already)."""
         if self._dice_factory is not None:
             return self._dice_factory(table_id), None
+        assert self._seed_store is not None
         kept = self._seeds.get(table_id)
-        if kept is None:
-            kept = self._seeds[table_id] = await self._seed_store.load(table_id)
-        elif state.game_no and state.game_no not in kept:
-            # Another process started the game in play: its seed is kept, not yet known here.
-            kept.update(await self._seed_store.load(table_id))
+        if kept is None or (state.game_no and state.game_no not in kept):
+            # First use here, or another process started the game in play: its seed is kept,
+            # not yet known here. Only the game in play and later ones are kept in memory.
+            kept = await self._seed_store.load(table_id, since_game=state.game_no)
+        else:
+            kept = {game: seed for game, seed in kept.items() if game >= state.game_no}
+        self._seeds.put(table_id, kept)
         given: dict[int, bytes] = {}
         if state.game_no in kept:
-            given[state.game_no] = kept[state.game_no]
+            seed = kept[state.game_no]
+            if state.in_game and not hmac.compare_digest(commitment(seed), state.commitment):
+                raise SeedMismatchError(table_id, state.game_no)
+            given[state.game_no] = seed
         pending = None
         if may_start_game(command):
             following = state.game_no + 1
@@ -208,44 +314,84 @@ class TableService:
         decide again with theirs)."""
         if not any(isinstance(ev, e.GameStarted) and ev.game == pending.game for ev in events):
             return True
+        assert self._seed_store is not None
         stored = await self._seed_store.keep(table_id, pending.game, pending.seed)
-        self._seeds[table_id][pending.game] = stored
+        # The game before it has ended (its seed is revealed in the events): not kept here.
+        kept = {
+            g: seed for g, seed in (self._seeds.get(table_id) or {}).items() if g > pending.game
+        }
+        kept[pending.game] = stored
+        self._seeds.put(table_id, kept)
         return stored == pending.seed
 
     # -- commands -----------------------------------------------------------------------------
 
-    async def _prior(self, command_id: uuid.UUID, stream: str) -> Outcome | None:
-        """The first outcome of a command id already recorded for ``stream``, if any.
+    async def _prior(
+        self, command_id: uuid.UUID, stream: str, actor: str, digest: bytes
+    ) -> Outcome | None:
+        """The first outcome of this very command (same stream, actor and digest), if it was
+        recorded; the store reads nothing back for anyone else.
 
-        :raises CommandIdReusedError: the id was recorded for another stream.
+        :raises CommandIdReusedError: the id was recorded for another stream, actor or command.
         """
-        result = await self.store.command_outcome(command_id)
-        if result is None:
-            return None
-        if result.stream_id != stream:
-            raise CommandIdReusedError(command_id)
-        return _outcome(command_id, result)
+        try:
+            result = await self.store.command_outcome(
+                command_id, stream, actor=actor, digest=digest
+            )
+        except CommandReusedError:
+            raise CommandIdReusedError(command_id) from None
+        return None if result is None else _outcome(command_id, result)
+
+    async def _append(
+        self,
+        stream: str,
+        events: list[e.Event],
+        expected_version: int | None,
+        command_id: uuid.UUID,
+        actor: str,
+        digest: bytes,
+    ) -> AppendResult:
+        """Append a decided command with its actor and digest; a reused id says nothing of the
+        command it was first used for (not even its stream).
+
+        :raises CommandIdReusedError: the id was recorded for another stream, actor or command.
+        """
+        try:
+            return await append_events(
+                self.store,
+                stream,
+                events,
+                expected_version=expected_version,
+                command_id=command_id,
+                actor=actor,
+                digest=digest,
+            )
+        except CommandReusedError:
+            raise CommandIdReusedError(command_id) from None
 
     async def execute(
         self, table_id: str, actor: str, command: c.Command, command_id: uuid.UUID
     ) -> Outcome:
-        """Decide and append one command; a retried command id returns its first outcome.
+        """Decide and append one command; the same actor retrying the same command with its
+        id gets the first outcome.
 
         :raises CommandError, NotAllowedError: the command does not fit the table, or the
             actor (:mod:`events.table`, with the table's own not-found, exists and reused-id).
+        :raises CommandIdReusedError: the id was recorded for another actor or command.
         :raises EngineError: the rules do not allow it.
         :raises StoreError: the store failed (unavailable, corrupt event...).
         """
         kind = e.tag(command)  # type: ignore[arg-type]
+        digest = command_digest(table_id, command)
         started = time.perf_counter()
         outcome = "error"
         self._inflight += 1
         self._idle.clear()
         try:
             if isinstance(command, c.Chat):
-                result = await self._chat(table_id, actor, command, command_id)
+                result = await self._chat(table_id, actor, command, command_id, digest)
             else:
-                result = await self._execute(table_id, actor, command, command_id)
+                result = await self._execute(table_id, actor, command, command_id, digest)
             outcome = "duplicate" if result.duplicate else "ok"
             return result
         except ValueError as exc:
@@ -259,11 +405,11 @@ class TableService:
             self._observer.command_done(kind, outcome, time.perf_counter() - started)
 
     async def _execute(
-        self, table_id: str, actor: str, command: c.Command, command_id: uuid.UUID
+        self, table_id: str, actor: str, command: c.Command, command_id: uuid.UUID, digest: bytes
     ) -> Outcome:
         stream = table_stream(table_id)
         creating = isinstance(command, c.CreateTable)
-        async with self._lock(table_id):
+        async with self._locks.hold(table_id):
             # The cached fold is used as it is: if another process appended meanwhile, the
             # append's expected version fails and the loop catches up and decides again. So the
             # common path costs one round trip, the append (which also answers a retried id).
@@ -279,7 +425,7 @@ class TableService:
                 except Exception:
                     # A retry of a command that succeeded is refused by the state it made
                     # (cannot roll twice...): answer it with the first outcome instead.
-                    prior = await self._prior(command_id, stream)
+                    prior = await self._prior(command_id, stream, actor, digest)
                     if prior is not None:
                         return prior
                     if not creating:
@@ -293,12 +439,8 @@ class TableService:
                     continue
                 appended = time.perf_counter()
                 try:
-                    result = await append_events(
-                        self.store,
-                        stream,
-                        events,
-                        expected_version=state.version,
-                        command_id=command_id,
+                    result = await self._append(
+                        stream, events, state.version, command_id, actor, digest
                     )
                 except ConcurrencyError:
                     if creating:
@@ -321,15 +463,15 @@ class TableService:
             raise ConcurrencyError(stream, None, -1)
 
     async def _chat(
-        self, table_id: str, actor: str, command: c.Chat, command_id: uuid.UUID
+        self, table_id: str, actor: str, command: c.Chat, command_id: uuid.UUID, digest: bytes
     ) -> Outcome:
         stream = chat_stream(table_id)
-        prior = await self._prior(command_id, stream)
+        # The same actor's retry of the same message: its first outcome, even if the actor may
+        # no longer post there. Anyone else: a reused id, before anything is decided or read.
+        prior = await self._prior(command_id, stream, actor, digest)
         if prior is not None:
             return prior
         state = await self.state(table_id)
         posted = decide_chat(state, actor, command)
-        result = await append_events(
-            self.store, stream, [posted], expected_version=None, command_id=command_id
-        )
+        result = await self._append(stream, [posted], None, command_id, actor, digest)
         return _outcome(command_id, result)

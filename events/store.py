@@ -6,7 +6,8 @@ the exact bytes to store (JSON, encoded by the caller). Decoding, upcasting and 
 event types live elsewhere; :func:`decode` turns a decoding failure into a
 :class:`~events.errors.CorruptEventError`.
 
-Appends go through the server-side function ``append_batch`` (``sql/002_append_events.sql``), one
+Appends go through the server-side function ``append_batch`` (``sql/002_append_events.sql``, its
+actors and digests added by ``sql/015_command_actors_sealed_seeds.sql``), one
 round trip each. Concurrent appends from one process to one partition are *group-committed*: a
 writer per partition sends whatever appends have queued up while the previous round trip was in
 flight as one call and one transaction, each append still checked and answered on its own. This
@@ -30,7 +31,9 @@ from typing import Any, Final, TypeAlias, TypeVar
 import asyncpg
 import msgspec
 
+from events.dice import SeedCipher
 from events.errors import (
+    CommandReusedError,
     CorruptEventError,
     StoreError,
     StoreUnavailableError,
@@ -45,6 +48,8 @@ __all__ = [
     "EventStore",
     "NewEvent",
     "RecordedEvent",
+    "SeedKeyError",
+    "SeedMismatchError",
     "SeedStore",
     "decode",
     "event_hash",
@@ -151,7 +156,7 @@ def stable_partition(stream_id: str, partitions: int) -> int:
     >>> stable_partition("table-1", 1)
     0
     >>> stable_partition("table-1", 8)
-    6
+    1
     """
     if partitions <= 1:
         return 0
@@ -190,15 +195,20 @@ _READ_LOG: Final = (
     f"SELECT {_COLUMNS} FROM events WHERE partition = $1 AND position > $2"
     " ORDER BY position LIMIT $3"
 )
+# A recorded command's events, joined only when the stream, the actor and the digest are the
+# caller's: for anyone else the row comes back with its event columns NULL, and the events never
+# leave the database.
 _READ_COMMAND: Final = (
-    "SELECT "
+    "SELECT c.stream_id AS recorded_stream, "
     + ", ".join(f"e.{column}" for column in _COLUMNS.split(", "))
-    + " FROM commands c JOIN events e ON e.stream_id = c.stream_id"
+    + " FROM commands c LEFT JOIN events e ON e.stream_id = c.stream_id"
     " AND e.version BETWEEN c.first_version AND c.last_version"
+    " AND c.stream_id = $2 AND c.actor IS NOT DISTINCT FROM $3"
+    " AND c.digest IS NOT DISTINCT FROM $4"
     " WHERE c.command_id = $1 ORDER BY e.version"
 )
-_APPEND_ONE: Final = "SELECT * FROM append_events($1, $2, $3, $4, $5, $6, $7)"
-_APPEND_BATCH: Final = "SELECT * FROM append_batch($1, $2, $3, $4, $5, $6, $7, $8)"
+_APPEND_ONE: Final = "SELECT * FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+_APPEND_BATCH: Final = "SELECT * FROM append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
 _CHAIN: Final = (
     "SELECT version, type, schema_version, data, prev_hash, hash FROM events"
     " WHERE stream_id = $1 ORDER BY version"
@@ -211,7 +221,7 @@ _Outcome: TypeAlias = asyncpg.Record
 class _Pending:
     """An append waiting for its partition's writer."""
 
-    __slots__ = ("command_id", "events", "expected", "future", "stream_id")
+    __slots__ = ("actor", "command_id", "digest", "events", "expected", "future", "stream_id")
 
     def __init__(
         self,
@@ -220,12 +230,16 @@ class _Pending:
         command_id: uuid.UUID,
         events: Sequence[NewEvent],
         future: asyncio.Future[_Outcome],
+        actor: str | None = None,
+        digest: bytes | None = None,
     ) -> None:
         self.stream_id = stream_id
         self.expected = expected
         self.command_id = command_id
         self.events = events
         self.future = future
+        self.actor = actor
+        self.digest = digest
 
 
 class _PartitionWriter:
@@ -388,6 +402,8 @@ class _PartitionWriter:
                     types,
                     versions,
                     datas,
+                    [item.actor for item in batch],
+                    [item.digest for item in batch],
                 )
         except StoreUnavailableError as e:
             for item in batch:
@@ -512,19 +528,28 @@ class EventStore:
         command_id: uuid.UUID,
         partition: int | None = None,
         connection: asyncpg.Connection | None = None,
+        actor: str | None = None,
+        digest: bytes | None = None,
     ) -> AppendResult:
         """Append ``events`` to a stream, atomically: all of them or none.
 
         :param expected_version: the stream's version the events were decided on (0 for a new
             stream), or ``None`` to append whatever the version.
-        :param command_id: the id of the command being recorded. A retry with the same id
-            returns the first outcome with ``duplicate=True`` and writes nothing.
+        :param command_id: the id of the command being recorded. A retry with the same id (and
+            the same ``actor`` and ``digest``) returns the first outcome with ``duplicate=True``
+            and writes nothing.
+        :param actor: who sent the command, recorded with its id: the first outcome is returned
+            to that actor only (``None``: no actor, as for an imported table).
+        :param digest: a digest of the command itself (the command service's
+            :func:`~events.service.command_digest`), so that one actor reusing an id for another
+            command is not answered with the first one's outcome.
         :param partition: the log partition for a new stream (default :meth:`partition_for`).
             An existing stream stays where it is.
         :param connection: append inside the caller's transaction on this connection (then
             the caller's commit publishes the events), instead of group-committing.
         :raises ConcurrencyError: the stream is not at ``expected_version``.
-        :raises CommandReusedError: ``command_id`` was recorded for another stream.
+        :raises CommandReusedError: ``command_id`` was recorded for another stream, another
+            actor or another command (nothing of its outcome is read).
         :raises ChainBrokenError: the stream's stored chain head was tampered with.
         :raises StoreUnavailableError: the database could not be reached; the outcome is
             unknown, retry with the same command id.
@@ -547,13 +572,15 @@ class EventStore:
                     [e.type for e in events],
                     [e.schema_version for e in events],
                     [e.data for e in events],
+                    actor,
+                    digest,
                 )
             assert row is not None
             return await self._result(stream_id, events, command_id, row, connection)
         loop = asyncio.get_running_loop()
         for _ in range(2):
             future: asyncio.Future[_Outcome] = loop.create_future()
-            item = _Pending(stream_id, expected_version, command_id, events, future)
+            item = _Pending(stream_id, expected_version, command_id, events, future, actor, digest)
             writer = self._writers.get(target)
             if writer is None:
                 writer = self._writers[target] = _PartitionWriter(self, target)
@@ -675,19 +702,30 @@ class EventStore:
             )
         return {r["stream_id"]: int(r["version"]) for r in rows}
 
-    async def command_outcome(self, command_id: uuid.UUID) -> AppendResult | None:
+    async def command_outcome(
+        self,
+        command_id: uuid.UUID,
+        stream_id: str,
+        *,
+        actor: str | None = None,
+        digest: bytes | None = None,
+    ) -> AppendResult | None:
         """What the append of ``command_id`` recorded, read back (``duplicate=True``), or None
         when the command id was never recorded. One round trip.
 
-        A command service answers a retried command with this rather than deciding it again;
-        the caller checks :attr:`AppendResult.stream_id` (an id used for another stream is not a
-        retry).
+        A command service answers a retried command with this rather than deciding it again.
+        Only a retry is answered: the same stream, ``actor`` and ``digest`` as recorded (as for
+        :meth:`append`); for anyone else the events are not even read.
+
+        :raises CommandReusedError: the id was recorded for another stream, actor or command.
         """
         with translate_errors():
-            rows = await self._pool.fetch(_READ_COMMAND, command_id)
+            rows = await self._pool.fetch(_READ_COMMAND, command_id, stream_id, actor, digest)
         if not rows:
             return None
-        recorded = tuple(RecordedEvent(*r) for r in rows)
+        if rows[0]["stream_id"] is None:
+            raise CommandReusedError(command_id, rows[0]["recorded_stream"])
+        recorded = tuple(RecordedEvent(*tuple(r)[1:]) for r in rows)
         first, last = recorded[0], recorded[-1]
         return AppendResult(
             stream_id=first.stream_id,
@@ -766,35 +804,118 @@ class EventStore:
         return None
 
 
+class SeedKeyError(StoreError):
+    """A kept dice seed that does not open with the configured key (``CHOUETTE_SEED_KEY`` or
+    the data directory's key file): the key was changed or lost, or the row was tampered with."""
+
+    def __init__(self, table_id: str, game: int) -> None:
+        super().__init__(
+            f"the dice seed of game {game} at table {table_id} does not open with the configured"
+            " seed key (CHOUETTE_SEED_KEY or the data directory's key file)"
+        )
+        self.table_id = table_id
+        self.game = game
+
+
+class SeedMismatchError(StoreError):
+    """A kept dice seed that is not the one the game committed to: deciding with it would throw
+    dice the published commitment does not cover, so the game is not decided at all."""
+
+    def __init__(self, table_id: str, game: int) -> None:
+        super().__init__(
+            f"the kept dice seed of game {game} at table {table_id} does not match the game's"
+            " published commitment; nothing was decided"
+        )
+        self.table_id = table_id
+        self.game = game
+
+
 class SeedStore:
-    """The secret dice seeds of tables' games (``dice_seeds``), outside the public streams.
+    """The secret dice seeds of tables' games (``dice_seeds``), outside the public streams,
+    encrypted at rest (docs/dice.md, "Where the seed is kept").
 
     A seed must survive a restart without being in any event until its game ends, and two
     processes deciding the same table must agree on it: :meth:`keep` inserts a new seed or
-    returns the one already kept, never replacing it (docs/dice.md).
+    returns the one already kept, never replacing it. Each seed is stored sealed by ``cipher``
+    (AES-256-GCM, bound to its table and game), so a copy of the database does not tell anyone
+    the dice of the games in play; the key lives outside the database. Rows written before
+    seeds were encrypted hold the clear seed: they are read as such and sealed when met
+    (:meth:`seal_legacy` seals them all).
     """
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, cipher: SeedCipher) -> None:
         self._pool = pool
+        self._cipher = cipher
 
-    async def load(self, table_id: str) -> dict[int, bytes]:
-        """Every seed kept for a table, by game number."""
+    def _open(self, table_id: str, game: int, stored: bytes, sealed: bool) -> bytes:
+        if not sealed:
+            return stored
+        try:
+            return self._cipher.open(table_id, game, stored)
+        except ValueError:
+            raise SeedKeyError(table_id, game) from None
+
+    async def load(self, table_id: str, since_game: int = 0) -> dict[int, bytes]:
+        """The seeds kept for a table's games from ``since_game`` on, by game number (the
+        clear-text rows among them sealed on the way).
+
+        :raises SeedKeyError: a seed does not open with the key.
+        """
         with translate_errors():
             rows = await self._pool.fetch(
-                "SELECT game, seed FROM dice_seeds WHERE table_id = $1", table_id
+                "SELECT game, seed, sealed FROM dice_seeds WHERE table_id = $1 AND game >= $2",
+                table_id,
+                since_game,
             )
-        return {r["game"]: bytes(r["seed"]) for r in rows}
+        seeds = {
+            r["game"]: self._open(table_id, r["game"], bytes(r["seed"]), r["sealed"]) for r in rows
+        }
+        if not all(r["sealed"] for r in rows):
+            await self._seal(
+                table_id, {r["game"]: seeds[r["game"]] for r in rows if not r["sealed"]}
+            )
+        return seeds
 
     async def keep(self, table_id: str, game: int, seed: bytes) -> bytes:
         """Keep ``seed`` for a table's game, or return the seed already kept for it (another
-        process got there first): the seed the game's commitment must be made with."""
+        process got there first): the seed the game's commitment must be made with.
+
+        :raises SeedKeyError: the seed already kept does not open with the key.
+        """
         with translate_errors():
-            stored = await self._pool.fetchval(
-                "INSERT INTO dice_seeds (table_id, game, seed) VALUES ($1, $2, $3)"
+            row = await self._pool.fetchrow(
+                "INSERT INTO dice_seeds (table_id, game, seed, sealed) VALUES ($1, $2, $3, true)"
                 " ON CONFLICT (table_id, game) DO UPDATE SET seed = dice_seeds.seed"
-                " RETURNING seed",
+                " RETURNING seed, sealed",
                 table_id,
                 game,
-                seed,
+                self._cipher.seal(table_id, game, seed),
             )
-        return bytes(stored)
+        assert row is not None
+        return self._open(table_id, game, bytes(row["seed"]), row["sealed"])
+
+    async def seal_legacy(self) -> int:
+        """Seal every seed still kept in the clear (written before seeds were encrypted);
+        returns how many. The server does this when it starts."""
+        with translate_errors():
+            rows = await self._pool.fetch(
+                "SELECT table_id, game, seed FROM dice_seeds WHERE NOT sealed"
+            )
+        tables: dict[str, dict[int, bytes]] = {}
+        for r in rows:
+            tables.setdefault(r["table_id"], {})[r["game"]] = bytes(r["seed"])
+        for table_id, seeds in tables.items():
+            await self._seal(table_id, seeds)
+        return len(rows)
+
+    async def _seal(self, table_id: str, seeds: dict[int, bytes]) -> None:
+        # Only rows still in the clear: a row another process sealed meanwhile stays as it is.
+        with translate_errors():
+            await self._pool.executemany(
+                "UPDATE dice_seeds SET seed = $3, sealed = true"
+                " WHERE table_id = $1 AND game = $2 AND NOT sealed",
+                [
+                    (table_id, game, self._cipher.seal(table_id, game, seed))
+                    for game, seed in seeds.items()
+                ],
+            )
