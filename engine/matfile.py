@@ -22,6 +22,9 @@ Backgammon splits a row at the second ``dd:`` roll, or else at the first double 
 column 15. A roll is ``dd: moves`` (an empty play when nothing can move), a cube action
 ``Doubles => n``, ``Beavers => n``, ``Takes`` or ``Drops``, and an accepted resignation is a
 ``Wins n points`` line with no preceding drop or last checker borne off, in the winner's column.
+GNU Backgammon writes a resignation after a roll as the throw with no play, then the ``Wins``
+line (for the second player's opening throw, both on one line in the first column:
+``1) 21:       Wins 1 point``).
 
 Choices made here, where GNU Backgammon's own writer would lose information on its way back in:
 
@@ -357,8 +360,15 @@ def parse_mat(text: str) -> MatMatch:
                 if cell is None:
                     continue
                 action = _parse_cell(cell, player, where)
-                if action is not None:
-                    actions.append(action)
+                if action is None:
+                    continue
+                if action.kind == "roll" and (won := _WIN_RE.match(action.text)):
+                    # GNU Backgammon writes the second player's unplayed opening throw at the
+                    # start of the row, and the first player's ``Wins`` line right after it.
+                    actions.append(MatAction(1 - player, "roll", action.dice))
+                    actions.append(MatAction(player, "win", value=int(won.group(1))))
+                    continue
+                actions.append(action)
         games.append(_finish_game(number, score, actions, players))
     return MatMatch(length, players, tuple(games), tuple(header))
 

@@ -2,17 +2,24 @@
 
 :func:`import_mat` runs every action of the file through the decider with the file's dice, so an
 imported table is as legal as a played one (its dice, never committed to, cannot be audited).
+
+GNU Backgammon records a resignation offered after rolling (which it allows) as the throw with
+no play, then the winner's ``Wins`` line. Here a player resigns on their turn before rolling
+(docs/rules.md §4), which ends the game with the same result: the throw is left out. A file whose
+last game ends with a throw and no play (GNU Backgammon throws a new game's opening at once)
+imports with that game in play, waiting for the play. The one form that cannot be imported is a
+resignation right after the opening throw: that player has no turn before it.
 """
 
 from __future__ import annotations
 
 from engine.errors import EngineError
 from engine.game import Phase
-from engine.matfile import MatFormatError, parse_mat
+from engine.matfile import MatAction, MatFormatError, MatGame, parse_mat
 from events import commands as c
 from events import types as e
 from events.decider import decide, evolve
-from events.table import TableState
+from events.table import CommandError, TableState
 
 __all__ = ["import_mat"]
 
@@ -75,7 +82,7 @@ def import_mat(text: str, table_id: str) -> list[list[e.Event]]:
         nonlocal state
         try:
             events = decide(state, actor, command, dice)
-        except EngineError as exc:
+        except (EngineError, CommandError) as exc:
             raise MatFormatError(f"{where}: {exc}") from exc
         for ev in events:
             state = evolve(state, ev)
@@ -84,7 +91,8 @@ def import_mat(text: str, table_id: str) -> list[list[e.Event]]:
     run(ids[0], c.CreateTable(kind=kind, options=options), "creating the table")  # type: ignore[arg-type]
     run(ids[0], c.Join(seat=0, display_name=names[0][:64]), "seating player 1")
     run(ids[1], c.Join(seat=1, display_name=names[1][:64]), "seating player 2")
-    for mg in match.games:
+    for number, mg in enumerate(match.games, 1):
+        last_game = number == len(match.games)
         if not state.in_game:
             raise MatFormatError(f"game {mg.number}: the match is already over")
         if mg.number != state.game_no:
@@ -107,6 +115,7 @@ def import_mat(text: str, table_id: str) -> list[list[e.Event]]:
                     game = state.game
                     assert game is not None
                 pending_beaver = False
+                before, done, opening = state, len(steps), game.phase is Phase.OPENING
                 hi, lo = max(a.dice), min(a.dice)
                 if game.phase is Phase.OPENING:
                     if hi == lo:
@@ -118,6 +127,17 @@ def import_mat(text: str, table_id: str) -> list[list[e.Event]]:
                 game = state.game
                 assert game is not None
                 if game.phase is Phase.MOVE and game.turn == a.player:
+                    if not a.text.strip():
+                        if _resigns_after(mg, n, a, where, opening):
+                            # The throw is left out: the resignation comes before it.
+                            state = before
+                            del steps[done:]
+                            continue
+                        if last_game and n == len(mg.actions):
+                            break  # the file ends here: the game is in play, the throw played
+                        raise MatFormatError(
+                            f"{where}: {a.dice[0]}{a.dice[1]} is written without its play"
+                        )
                     run(me, c.Move(notation=a.text), where)
                 elif a.text.strip():
                     raise MatFormatError(f"{where}: {a.text!r} written where no move is legal")
@@ -141,3 +161,26 @@ def import_mat(text: str, table_id: str) -> list[list[e.Event]]:
                 run(loser, c.Resign(level=level), where)
                 run(me, c.Accept(), where)
     return steps
+
+
+def _resigns_after(mg: MatGame, n: int, roll: MatAction, where: str, opening: bool) -> bool:
+    """Whether a throw written with no play, where a play was legal (entry ``n``), is GNU
+    Backgammon's resignation after a roll: the next entry is the other player's ``Wins``.
+
+    :raises MatFormatError: a resignation right after the opening throw, or by the player who
+        did not throw (neither has a place in these rules: docs/rules.md §4).
+    """
+    following = mg.actions[n] if n < len(mg.actions) else None
+    if following is None or following.kind != "win":
+        return False
+    if opening:
+        raise MatFormatError(
+            f"{where}: a resignation right after the opening throw cannot be imported (a player"
+            " resigns on their turn, before rolling: docs/rules.md §4)"
+        )
+    if following.player == roll.player:
+        raise MatFormatError(
+            f"{where}: the other player resigns while this one is to play, which these rules do"
+            " not allow (a player resigns on their turn, before rolling: docs/rules.md §4)"
+        )
+    return True

@@ -12,16 +12,27 @@ counter row lock, held until it commits, so transactions of one partition commit
 order and a reader following ``position > checkpoint`` can never skip an event that commits late
 (plain ``bigserial`` gives no such promise: a lower id can commit after a higher one has been
 read). Readers still check that positions are contiguous and, on a jump, re-read from their
-checkpoint instead of skipping: a jump can only mean something we did not foresee.
+checkpoint instead of skipping.
+
+A jump that lasts (``hole_grace`` seconds), or a partition head above the last event, is a
+**hole**: it cannot arise by design, so it is corruption (an event deleted, a head moved on). It is
+reported at once: an error naming the partition and the position, :attr:`LiveFeed.holes` (which
+makes the server not ready) and the ``on_hole`` callback (a metric). What is intact keeps being
+served: the partition's feed moves past the hole for the subscribers of single streams, whose
+own versions are checked; log subscribers, which follow positions, are never handed anything
+past it and wait, reading the database at the polling interval, until it is filled. Other
+partitions are not affected. ``chouette audit --all`` names the cause.
 """
 
 from __future__ import annotations
 
 import abc
 import asyncio
+import contextlib
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Final
 
 import asyncpg
@@ -29,7 +40,14 @@ import asyncpg
 from events.errors import StoreError, translate_errors
 from events.store import EventStore, RecordedEvent
 
-__all__ = ["CHANNEL", "LiveFeed", "LogSubscription", "StreamSubscription", "Subscription"]
+__all__ = [
+    "CHANNEL",
+    "LiveFeed",
+    "LogHole",
+    "LogSubscription",
+    "StreamSubscription",
+    "Subscription",
+]
 
 CHANNEL: Final = "chouette_events"
 """The notification channel; payloads are ``"partition:last_position"``."""
@@ -40,12 +58,35 @@ _log = logging.getLogger(__name__)
 def _contiguous(
     batch: list[RecordedEvent], after: int, key: Callable[[RecordedEvent], int]
 ) -> bool:
+    return _run(batch, after, key) == len(batch)
+
+
+def _run(batch: list[RecordedEvent], after: int, key: Callable[[RecordedEvent], int]) -> int:
+    """How many events at the start of ``batch`` continue from ``after`` without a gap."""
     expected = after + 1
-    for event in batch:
+    for n, event in enumerate(batch):
         if key(event) != expected:
-            return False
+            return n
         expected += 1
-    return True
+    return len(batch)
+
+
+@dataclass(frozen=True, slots=True)
+class LogHole:
+    """Positions missing from a partition's log: ``position`` and the ones after it, up to
+    ``next_position`` (0: none stored yet, the partition's head is ahead of its last event)."""
+
+    partition: int
+    position: int
+    next_position: int
+
+    def describe(self) -> str:
+        after = (
+            f"the next stored is {self.next_position}"
+            if self.next_position
+            else "the partition's head is past its last event"
+        )
+        return f"log partition {self.partition} has no event at position {self.position} ({after})"
 
 
 def _position(event: RecordedEvent) -> int:
@@ -96,6 +137,10 @@ class _Feed:
         """The last position handed out; -1 until the feed knows the partition's head."""
         self.jumps = 0
         """How many times a read was not contiguous and was repeated."""
+        self._gap: tuple[int, float] | None = None
+        """A gap being waited out: the first missing position, and since when."""
+        self._checked = 0.0
+        """When the partition's head was last compared with the last position read."""
         self.log_sinks: set[_Sink] = set()
         self.stream_sinks: dict[str, set[_Sink]] = {}
         self.wake = asyncio.Event()
@@ -158,31 +203,73 @@ class _Feed:
             self.wake.clear()
             try:
                 batch = await store.read_log(self.partition, self.position, live.batch_size)
+                n = _run(batch, self.position, _position)
+                if n:
+                    self.position = batch[n - 1].position
+                    self._deliver(batch[:n])
+                rest = batch[n:]
+                gap = self.position + 1 if rest else None if batch else await self._head_gap()
             except StoreError as e:
                 _log.warning("log feed %d cannot read: %s", self.partition, e)
                 await self._sleep(live.poll_interval)
                 continue
-            if batch and not _contiguous(batch, self.position, _position):
-                # Not expected with commit-ordered positions; if it happens, an earlier position
-                # may still be committing: wait a little and read again from where we are.
+            if gap is None:
+                self._gap = None
+            elif not self._hole(gap, rest):
+                # Not expected with commit-ordered positions: wait a little and read again from
+                # where we are, until the gap has lasted too long to be anything but a hole.
                 self.jumps += 1
                 _log.warning(
-                    "log feed %d: read %d.. after %d; reading again",
-                    self.partition,
-                    batch[0].position,
-                    self.position,
+                    "log feed %d: position %d is missing; reading again", self.partition, gap
                 )
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, live.poll_interval)
                 continue
             backoff = 0.005
-            if batch:
-                self.position = batch[-1].position
-                self._deliver(batch)
-                if len(batch) == live.batch_size:
-                    continue
+            if n == live.batch_size or rest:
+                continue  # more to read now
+            if live.holes:
+                with contextlib.suppress(StoreError):
+                    await live._recheck(self.partition)
             # Woken at once if a notification came in during the read.
             await self._sleep(live.poll_interval)
+
+    async def _head_gap(self) -> int | None:
+        """After a read that found nothing: the first missing position when the partition's
+        head is past the last position read (a head moved on leaves a hole that no read shows).
+        Asked at most once per polling interval, unless a gap is being waited out."""
+        now = asyncio.get_running_loop().time()
+        if self._gap is None and now - self._checked < self.live.poll_interval:
+            return None
+        self._checked = now
+        head = (await self.live.store.partition_heads()).get(self.partition, 0)
+        if head <= self.position:
+            return None
+        # Committed since the read (its events are seen with the head), or a hole.
+        if await self.live.store.read_log(self.partition, self.position, 1):
+            return None
+        return self.position + 1
+
+    def _hole(self, missing: int, rest: list[RecordedEvent]) -> bool:
+        """Whether the gap at ``missing`` is a hole: known already, or lasting ``hole_grace``.
+        A hole is reported, the log subscribers (which must not skip it) are sent back to the
+        database, and the feed goes on past it for the stream subscribers."""
+        known = self.live._holes.get(self.partition)
+        if known is None or known.position != missing:
+            now = asyncio.get_running_loop().time()
+            if self._gap is None or self._gap[0] != missing:
+                self._gap = (missing, now)
+            if now - self._gap[1] < self.live.hole_grace:
+                return False
+        self._gap = None
+        self.live._report(LogHole(self.partition, missing, rest[0].position if rest else 0))
+        for sink in tuple(self.log_sinks):
+            sink.detached = True
+            sink.signal.set()
+        self.log_sinks.clear()
+        if rest:
+            self.position = rest[0].position - 1
+        return True
 
 
 class LiveFeed:
@@ -196,6 +283,10 @@ class LiveFeed:
         fallback for a lost notification or a dropped listener connection.
     :param batch_size: most events per read.
     :param queue_events: most events queued for one live subscriber before it is detached.
+    :param hole_grace: how long, in seconds, a gap in the positions is read again before it is
+        taken for a hole (see the module's docstring).
+    :param on_hole: called with :attr:`holes` whenever a hole is found or filled again (a
+        metric, say).
 
     Use as ``async with LiveFeed(store) as live:``, then :meth:`subscribe` or
     :meth:`subscribe_stream`.
@@ -211,6 +302,8 @@ class LiveFeed:
         reconnect_delay: float = 0.5,
         batch_size: int = 1000,
         queue_events: int = 10_000,
+        hole_grace: float = 0.2,
+        on_hole: Callable[[list[LogHole]], None] | None = None,
     ) -> None:
         if listen and (dsn or store.dsn) is None:
             raise ValueError("a LiveFeed that listens needs a dsn (or a store made by connect())")
@@ -219,6 +312,9 @@ class LiveFeed:
         self.reconnect_delay = reconnect_delay
         self.batch_size = batch_size
         self.queue_events = queue_events
+        self.hole_grace = hole_grace
+        self.on_hole = on_hole
+        self._holes: dict[int, LogHole] = {}
         self.connections = 0
         """How many times the LISTEN connection has been established."""
         self._dsn = dsn or store.dsn
@@ -232,6 +328,42 @@ class LiveFeed:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def holes(self) -> list[LogHole]:
+        """The holes found in the log and not filled since, by partition."""
+        return [self._holes[p] for p in sorted(self._holes)]
+
+    def _report(self, hole: LogHole) -> None:
+        """A hole is found: say so once (an error naming it), list it, and tell ``on_hole``.
+        A partition lists its first hole."""
+        known = self._holes.get(hole.partition)
+        if known is not None and known.position < hole.position:
+            return
+        self._holes[hole.partition] = hole
+        if known is not None and known.position == hole.position:
+            return  # the same hole, seen again (perhaps with events after it now)
+        _log.error(
+            "%s: the log is corrupt (a hole cannot arise by design); serving what is intact;"
+            " run `chouette audit --all` to name the cause",
+            hole.describe(),
+            extra={"partition": hole.partition, "position": hole.position},
+        )
+        if self.on_hole is not None:
+            self.on_hole(self.holes)
+
+    async def _recheck(self, partition: int) -> None:
+        """Forget a partition's hole once its missing position is stored (an operator's
+        repair)."""
+        hole = self._holes.get(partition)
+        if hole is None:
+            return
+        found = await self.store.read_log(partition, hole.position - 1, 1)
+        if found and found[0].position == hole.position:
+            del self._holes[partition]
+            _log.warning("log partition %d has position %d again", partition, hole.position)
+            if self.on_hole is not None:
+                self.on_hole(self.holes)
 
     @property
     def listening(self) -> bool:
@@ -409,6 +541,10 @@ class Subscription(abc.ABC):
     def _stream_filter(self) -> str | None:
         return None
 
+    @abc.abstractmethod
+    def _gap(self, missing: int, next_key: int) -> None:
+        """A gap in what this subscription follows has lasted ``hole_grace``: report it."""
+
     def _accept(self, batch: list[RecordedEvent]) -> bool:
         if not _contiguous(batch, self._cursor, self._key):
             return False
@@ -428,6 +564,7 @@ class Subscription(abc.ABC):
         :raises StopAsyncIteration: the subscription (or its live feed) is closed.
         """
         jump_delay = 0.005
+        gap_since: float | None = None
         while True:
             if self._closed or self._live.closed:
                 raise StopAsyncIteration
@@ -449,11 +586,21 @@ class Subscription(abc.ABC):
                 await sink.signal.wait()
                 continue
             batch = await self._read()
+            n = _run(batch, self._cursor, self._key)
+            cut = 0 < n < len(batch)
+            if cut:
+                batch = batch[:n]  # up to the gap now; the gap itself at the next read
             if batch and not self._accept(batch):
+                # A gap where we are: wait it out (never skip it); once it has lasted, report it.
+                now = asyncio.get_running_loop().time()
+                gap_since = now if gap_since is None else gap_since
+                if now - gap_since >= self._live.hole_grace:
+                    self._gap(self._cursor + 1, self._key(batch[0]))
                 await asyncio.sleep(jump_delay)
                 jump_delay = min(jump_delay * 2, self._live.poll_interval)
                 continue
-            short = len(batch) < self._batch_size
+            gap_since = None
+            short = len(batch) < self._batch_size and not cut
             if short:
                 if self._phase == self._CATCH_UP:
                     # Near the head: attach, then read once more to cover the attach.
@@ -527,6 +674,9 @@ class LogSubscription(Subscription):
     def _key(self, event: RecordedEvent) -> int:
         return event.position
 
+    def _gap(self, missing: int, next_key: int) -> None:
+        self._live._report(LogHole(self.partition, missing, next_key))
+
 
 class StreamSubscription(Subscription):
     """One stream after a version. :attr:`version` is the last version delivered."""
@@ -542,6 +692,7 @@ class StreamSubscription(Subscription):
         super().__init__(live, after_version, batch_size)
         self.stream_id = stream_id
         self._partition_id = partition
+        self._reported = 0
 
     @property
     def version(self) -> int:
@@ -564,3 +715,15 @@ class StreamSubscription(Subscription):
 
     def _stream_filter(self) -> str | None:
         return self.stream_id
+
+    def _gap(self, missing: int, next_key: int) -> None:
+        if self._reported != missing:
+            self._reported = missing
+            _log.error(
+                "stream %s has no version %d (the next stored is %d): the store is corrupt;"
+                " run `chouette audit --all` to name the cause",
+                self.stream_id,
+                missing,
+                next_key,
+                extra={"stream": self.stream_id, "version": missing},
+            )

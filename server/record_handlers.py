@@ -3,7 +3,9 @@ export (``GET /tables/{id}/audit``, ``/replay`` and ``/export.mat``).
 
 Each reads the table's stream and hands it to the pure code in ``events/``
 (:mod:`events.audit_scan`, :class:`events.replay.Replayer`, :mod:`events.mat_export`); folding a
-whole table runs in a worker thread, off the event loop.
+whole table runs in a worker thread, off the event loop. The audits are kept
+(:class:`events.audit_scan.AuditCache`): a table audited again costs the check of what was
+appended since, and audits are limited per address (``Config.rate_audits``).
 """
 
 from __future__ import annotations
@@ -14,24 +16,30 @@ from collections.abc import Sequence
 from aiohttp import web
 
 from engine.matfile import write_mat
-from events.audit_scan import audit_table
+from events.audit_scan import AuditCache
 from events.gamelog import chouette_log
 from events.mat_export import export_mat, file_name, member_record
 from events.replay import decode_all, replayer_for
 from events.store import RecordedEvent
 from events.streams import table_stream
-from server.handlers import _table_id, current_account, json_response
+from server import ratelimit
+from server.handlers import _table_id, current_account, json_response, query_int
 from server.keys import TABLES
-from server.problems import Problem, bad_request, not_found
+from server.problems import Problem, not_found
 from server.replay import replay_view
 
-__all__ = ["handle_audit", "handle_export_mat", "handle_replay"]
+__all__ = ["AUDITS", "handle_audit", "handle_export_mat", "handle_replay"]
+
+AUDITS = web.AppKey("audits", AuditCache)
+"""The app's kept audits (set up with the database)."""
 
 
 async def handle_audit(request: web.Request) -> web.Response:
     """``GET /tables/{id}/audit``: the table's audit report (200 whatever it finds)."""
     table_id = _table_id(request)
-    report = await audit_table(request.app[TABLES].store, table_id)
+    limits = request.app[ratelimit.LIMITS]
+    limits.hit("audits", limits.address(request))
+    report = await request.app[AUDITS].audit(table_id)
     if report is None:
         raise not_found(f"no table {table_id!r}")
     return json_response(report.as_dict())
@@ -44,14 +52,9 @@ async def handle_replay(request: web.Request) -> web.Response:
     account = await current_account(request, required=False)
     tables = request.app[TABLES]
     state = await tables.state(table_id)  # 404 for an unknown table
-    raw = request.query.get("at")
-    if raw is None:
-        at = state.version
-    else:
-        try:
-            at = int(raw)
-        except ValueError:
-            raise bad_request(f"at must be a version number, not {raw!r}", field="at") from None
+    # A version number is 0 or more and fits a bigint (a 400 otherwise); one the table does
+    # not have (0, or one it has not reached) is a 404.
+    at = query_int(request, "at", state.version)
     if not 1 <= at <= state.version:
         if at > state.version:
             # A version appended since the cached state was read is still fine.
