@@ -10,8 +10,12 @@ A game that ends is followed by ``game_ended`` (every member's settlement agains
 
 from __future__ import annotations
 
-from engine.chouette import Chouette, ChouetteOptions, Consultation, CubeMode
-from engine.errors import IllegalActionError
+from typing import Any
+
+from engine.actions import Action
+from engine.chouette import Chouette, ChouetteGame, ChouetteOptions, Consultation, CubeMode
+from engine.chouette.permissions import answer_targets, offer_targets
+from engine.errors import EngineError, IllegalActionError
 from engine.frozen import replace
 from engine.game import Phase
 from engine.moves import play as engine_play
@@ -49,7 +53,24 @@ def options_of(o: e.TableOptions) -> ChouetteOptions:
 
 
 def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> list[e.Event]:
-    """The events that record ``cmd`` by ``actor`` at a chouette table."""
+    """The events that record ``cmd`` by ``actor`` at a chouette table.
+
+    The engine's reasons name players by account id; a person is told display names.
+    """
+    try:
+        return _decide(state, actor, cmd, dice)
+    except EngineError as exc:
+        text = str(exc)
+        named = text
+        for player, name in state.names:
+            if name != player:
+                named = named.replace(player, name)
+        if named == text or not type(exc).__module__.startswith("engine."):
+            raise
+        raise type(exc)(named) from exc
+
+
+def _decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> list[e.Event]:
     ch = state.chouette
     match cmd:
         case c.Join():
@@ -99,27 +120,45 @@ def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> l
             )
             return [moved, *_after(state, ch, new, dice)]
         case c.Double(cubes=cubes):
+            names = offer_targets(ch, actor, Action.DOUBLE, list(cubes) or None)[1]
             ch.double(actor, list(cubes) or None)
-            return [e.CubeOffered(player=actor, cubes=list(cubes))]
+            return [e.CubeOffered(player=actor, cubes=list(names))]
         case c.Take(cube=cube):
+            answer = _answer(ch, actor, Action.TAKE, cube)
             ch.take(actor, cube or None)
-            return [e.CubeTaken(player=actor, cube=cube)]
+            return [e.CubeTaken(player=actor, **answer)]
         case c.Beaver(cube=cube):
+            answer = _answer(ch, actor, Action.BEAVER, cube)
             ch.beaver(actor, cube or None)
-            return [e.CubeBeavered(player=actor, cube=cube)]
+            return [e.CubeBeavered(player=actor, **answer)]
         case c.Drop(cube=cube):
+            answer = _answer(ch, actor, Action.DROP, cube)
             new = ch.drop(actor, cube or None)
-            return [e.CubeDropped(player=actor, cube=cube), *_after(state, ch, new, dice)]
+            return [e.CubeDropped(player=actor, **answer), *_after(state, ch, new, dice)]
         case c.Resign(level=level, to=to):
+            names = offer_targets(ch, actor, Action.RESIGN, list(to) or None)[1]
             ch.resign(actor, level, list(to) or None)
-            return [e.ResignationOffered(player=actor, level=level, to=list(to))]
+            return [e.ResignationOffered(player=actor, level=level, to=list(names))]
         case c.Accept(cube=cube):
+            answer = _answer(ch, actor, Action.ACCEPT, cube)
             new = ch.accept(actor, cube or None)
-            return [e.ResignationAccepted(player=actor, cube=cube), *_after(state, ch, new, dice)]
+            return [
+                e.ResignationAccepted(player=actor, **answer),
+                *_after(state, ch, new, dice),
+            ]
         case c.Decline(cube=cube):
+            answer = _answer(ch, actor, Action.DECLINE, cube)
             ch.decline(actor, cube or None)
-            return [e.ResignationDeclined(player=actor, cube=cube)]
+            return [e.ResignationDeclined(player=actor, **answer)]
     raise CommandError(f"unknown command {type(cmd).__name__}")
+
+
+def _answer(ch: Chouette, actor: str, action: Action, cube: str) -> dict[str, Any]:
+    """An answer's ``cube`` and ``cubes``, said explicitly: the member whose cube it is (the
+    answerer's own, or the one the box named or the only one waiting for it) and every member
+    the answer covers (with a single cube, the box's answer covers the team)."""
+    names = answer_targets(ch, actor, action, cube or None)[1]
+    return {"cube": names[0] if len(names) == 1 else "", "cubes": list(names)}
 
 
 def _join(state: TableState, actor: str, cmd: c.Join) -> list[e.Event]:
@@ -156,7 +195,8 @@ def _start(state: TableState, ch: Chouette | None, dice: DiceSource) -> list[e.E
         raise CommandError("a game is already in progress")
     if len(state.members) < 2:
         raise CommandError("a chouette needs at least two players")
-    started = start_game(state, dice, list(ch.line if ch else ()))
+    # The first game's line is not thrown yet: it is played by everyone at the table.
+    started = start_game(state, dice, list(ch.line if ch else state.members))
     if ch is not None:
         ch.start_game()  # raises the reason it cannot start
         return [started]
@@ -189,21 +229,43 @@ def settlements_of(before: Chouette | None, after: Chouette) -> list[e.Settlemen
     return out
 
 
+def member_results(g: ChouetteGame) -> list[e.MemberResult]:
+    """Every member's own game against the box, in the order they were settled."""
+    return [
+        e.MemberResult(
+            member=s.member,
+            winner=s.winner,
+            loser=s.loser,
+            result=int(s.result),
+            cube=s.cube,
+            points=s.points,
+            how=s.how.value,
+        )
+        for s in g.settlements
+    ]
+
+
 def _after(
     state: TableState, before: Chouette | None, after: Chouette | None, dice: DiceSource
 ) -> list[e.Event]:
-    """``game_ended``, ``line_rotated`` and the next ``game_started`` once a game has ended."""
+    """``game_ended``, ``line_rotated`` and the next ``game_started`` once a game has ended.
+
+    ``game_ended`` says how the board ended (the last member's game settled: who won it, its
+    result and cube) and every member's own game; who keeps the box is in ``line_rotated``."""
     if after is None or before is None or not before.in_progress or after.in_progress:
         return []
     g = after.game
     assert g is not None and g.is_over
+    last = g.settlements[-1] if g.settlements else None
     events: list[e.Event] = [
         e.GameEnded(
             game=state.game_no,
-            winner=g.box if g.box_won() else (g.captain or ""),
-            cube=1,
-            how=g.settlements[-1].how.value if g.settlements else "",
+            winner=last.winner if last else "",
+            result=int(last.result) if last else 1,
+            cube=last.cube if last else 1,
+            how=last.how.value if last else "",
             settlements=settlements_of(before, after),
+            members=member_results(g),
             seed=dice.reveal(state.game_no),
         ),
         e.LineRotated(line=list(after.line)),
@@ -214,6 +276,18 @@ def _after(
 
 
 # -- evolve -----------------------------------------------------------------------------------
+
+
+def _named(ch: Chouette, player: str, members: list[str]) -> list[str] | None:
+    """The members an offer names, as the engine takes them: the box's choice; a member
+    offers on their own cube (the event lists it, or the team's with a single cube)."""
+    return list(members) or None if player == ch.box else None
+
+
+def _cube(ch: Chouette, player: str, cube: str) -> str | None:
+    """The cube an answer names, as the engine takes it: the box names it; a member answers
+    on their own."""
+    return cube or None if player == ch.box else None
 
 
 def evolve(s: TableState, event: e.Event) -> TableState:
@@ -249,13 +323,19 @@ def evolve(s: TableState, event: e.Event) -> TableState:
             return replace(s, chouette=new, dice_counter=s.dice_counter + len(throws))
         case e.OpeningThrow(dice=throw):
             return replace(s, chouette=ch.opening_throw(*throw), dice_counter=s.dice_counter + 2)
-        case e.GameEnded(settlements=settlements):
+        case e.GameEnded(settlements=settlements, members=members):
             if ch.in_progress or ch.game is None:
                 raise IllegalActionError("game_ended recorded while the game is still in play")
             expected = settlements_of(None, ch)
             if list(settlements) != expected:
                 raise IllegalActionError(
                     f"game_ended settlements {settlements!r} differ from the rules' {expected!r}"
+                )
+            # Schema 1 events have no members; a schema 2 event must say each one exactly.
+            if members and list(members) != member_results(ch.game):
+                raise IllegalActionError(
+                    f"game_ended members {members!r} differ from the rules' "
+                    f"{member_results(ch.game)!r}"
                 )
             return replace(s, in_game=False)
         case e.LineRotated(line=line):
@@ -269,17 +349,17 @@ def evolve(s: TableState, event: e.Event) -> TableState:
         case e.CheckersMoved(player=player, moves=moves):
             return replace(s, chouette=ch.move(player, [(a, b) for a, b in moves]))
         case e.CubeOffered(player=player, cubes=cubes):
-            return replace(s, chouette=ch.double(player, list(cubes) or None))
+            return replace(s, chouette=ch.double(player, _named(ch, player, cubes)))
         case e.CubeTaken(player=player, cube=cube):
-            return replace(s, chouette=ch.take(player, cube or None))
+            return replace(s, chouette=ch.take(player, _cube(ch, player, cube)))
         case e.CubeDropped(player=player, cube=cube):
-            return replace(s, chouette=ch.drop(player, cube or None))
+            return replace(s, chouette=ch.drop(player, _cube(ch, player, cube)))
         case e.CubeBeavered(player=player, cube=cube):
-            return replace(s, chouette=ch.beaver(player, cube or None))
+            return replace(s, chouette=ch.beaver(player, _cube(ch, player, cube)))
         case e.ResignationOffered(player=player, level=level, to=to):
-            return replace(s, chouette=ch.resign(player, level, list(to) or None))
+            return replace(s, chouette=ch.resign(player, level, _named(ch, player, to)))
         case e.ResignationAccepted(player=player, cube=cube):
-            return replace(s, chouette=ch.accept(player, cube or None))
+            return replace(s, chouette=ch.accept(player, _cube(ch, player, cube)))
         case e.ResignationDeclined(player=player, cube=cube):
-            return replace(s, chouette=ch.decline(player, cube or None))
+            return replace(s, chouette=ch.decline(player, _cube(ch, player, cube)))
     raise IllegalActionError(f"{e.tag(event)} does not apply to a chouette")

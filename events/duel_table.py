@@ -9,9 +9,10 @@ followed by ``game_ended`` and either ``match_ended`` or the next ``game_started
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
-from engine.errors import IllegalActionError
+from engine.errors import EngineError, IllegalActionError
 from engine.frozen import replace
 from engine.game import Game, GameOptions, Phase
 from engine.match import Match
@@ -38,8 +39,30 @@ __all__ = ["decide", "evolve"]
 # -- decide -----------------------------------------------------------------------------------
 
 
+_SEAT = re.compile(r"\bplayer ([01])\b")
+
+
 def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> list[e.Event]:
-    """The events that record ``cmd`` by ``actor`` at a money or match table."""
+    """The events that record ``cmd`` by ``actor`` at a money or match table.
+
+    The engine's reasons name seats ("it is player 1's turn"); a person is told names.
+    """
+    try:
+        return _decide(state, actor, cmd, dice)
+    except EngineError as exc:
+        text = str(exc)
+        named = _SEAT.sub(lambda m: _seat_name(state, int(m[1])), text)
+        if named == text or not type(exc).__module__.startswith("engine."):
+            raise
+        raise type(exc)(named) from exc
+
+
+def _seat_name(state: TableState, seat: int) -> str:
+    player = state.seats[seat]
+    return state.display_name(player) if player else f"seat {seat}"
+
+
+def _decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> list[e.Event]:
     seat = state.seat_of(actor)
     match cmd:
         case c.Join():

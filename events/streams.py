@@ -107,14 +107,19 @@ async def append_events(
     *,
     expected_version: int | None,
     command_id: uuid.UUID,
+    actor: str | None = None,
+    digest: bytes | None = None,
 ) -> AppendResult:
     """Append the events one command decided, atomically, as the store's
-    :meth:`~events.store.EventStore.append` does (same errors, same retry by command id)."""
+    :meth:`~events.store.EventStore.append` does (same errors, same retry by command id, and
+    by the same ``actor`` with the same command ``digest`` only)."""
     return await store.append(
         stream_id,
         [new_event(ev) for ev in events],
         expected_version=expected_version,
         command_id=command_id,
+        actor=actor,
+        digest=digest,
     )
 
 

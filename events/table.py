@@ -72,13 +72,14 @@ class TableExistsError(CommandError):
 
 
 class CommandIdReusedError(CommandError):
-    """A command id already recorded for another stream: a client reusing ids, never a retry.
+    """A command id already recorded for another command (another stream, another actor, or
+    the same actor saying something else): a client reusing ids, never a retry.
 
-    Unlike the store's :class:`~events.errors.CommandReusedError`, the message does not name
-    the other stream, which may be another table's."""
+    Unlike the store's :class:`~events.errors.CommandReusedError`, the message says nothing of
+    the first command: not its stream (maybe another table's), not its actor, not its events."""
 
     def __init__(self, command_id: object) -> None:
-        super().__init__(f"command id {command_id} was already used for another stream")
+        super().__init__(f"command id {command_id} was already used for another command")
         self.command_id = command_id
 
 

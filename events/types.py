@@ -30,6 +30,34 @@ CubeMode = Literal["multiple", "single"]
 Consultation = Literal["free", "none", "after_cube"]
 Channel = Literal["table", "team"]
 
+# -- strings from clients ---------------------------------------------------------------------
+#
+# Every string a client sends is one of these, so that what PostgreSQL text cannot hold (NUL)
+# and what no name needs (control characters) is refused when the request is decoded — a 400
+# naming the field — and never reaches a read model to poison it. The patterns are written for
+# Python's `re` and ECMA-262 alike, since the OpenAPI document shows them to clients: the end of
+# the string is `(?![\s\S])`, because Python's `$` lets a trailing newline through and `\Z`
+# is not ECMA-262. (JSON cannot carry a lone surrogate into a str: msgspec refuses it.)
+#
+# Stored events keep plain `str` on purpose: an event is read as it was stored, forever, and a
+# rule added later must not make a stored event unreadable.
+
+END_OF_STRING = r"(?![\s\S])"
+"""Matches only at the end of the string, in Python and ECMA-262 regexes (see above)."""
+
+NAME_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*" + END_OF_STRING
+"""No control character at all (C0, DEL, C1): names, ids, seeds, notation, passwords."""
+
+TEXT_PATTERN = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*" + END_OF_STRING
+"""No control character but tab and newline: free text (chat)."""
+
+Name = Annotated[str, Meta(pattern=NAME_PATTERN)]
+"""A one-line string from a client: a name, an id, a seed. Add a length with another
+``Annotated[Name, Meta(max_length=...)]``."""
+
+Text = Annotated[str, Meta(pattern=TEXT_PATTERN)]
+"""Free text from a client (chat): lines and tabs, but no other control character."""
+
 
 class TableOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The rules a table is created with (docs/rules.md §5–8)."""
@@ -50,6 +78,17 @@ class TableOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     max_players: Annotated[int, Meta(ge=0, le=12)] = 0
     """Seats: 0 means the kind's default (2 for money and match tables, 8 for a chouette);
     a chouette takes 2 to 12."""
+    registered_only: Annotated[
+        bool,
+        Meta(
+            description="Only registered accounts may join (guests are refused with a 403), so"
+            " that nobody takes two places at the table as throwaway guests."
+        ),
+    ] = False
+    """Only registered accounts may join: a guest's ``join`` is refused by the server, which
+    knows who is a guest (docs/design.md, "How a command travels"), so that one person cannot
+    take two places (the box and a team seat, say) as throwaway guests. Any kind of table; to be
+    on for rated tables once there are ratings (issue 15)."""
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -98,7 +137,8 @@ class GameStarted(Event, frozen=True, kw_only=True, tag="game_started"):
     dice_commitment: str = ""
     """SHA-256 (hex) of the server's secret dice seed for this game (provably fair dice)."""
     players: list[str] = []
-    """Who plays this game: the seats, or the chouette line (box first)."""
+    """Who plays this game: the seats, or the chouette line (box first); for a chouette's
+    first game, whose line is thrown for next, everyone at the table in join order."""
 
 
 class ClientSeedAdded(Event, frozen=True, kw_only=True, tag="client_seed_added"):
@@ -127,44 +167,65 @@ class CheckersMoved(Event, frozen=True, kw_only=True, tag="checkers_moved"):
 
 
 class CubeOffered(Event, frozen=True, kw_only=True, tag="cube_offered"):
-    """A double. In a chouette ``cubes`` names the members whose cubes are turned (the box
-    doubling some or all; a member doubling their own)."""
+    """A double.
 
+    In a chouette ``cubes`` names every member whose cube is turned: the box's choice (all the
+    cubes it may turn when it named none), a member's own cube, or with a single cube the
+    whole team's. Empty at a two-player table. Schema 1 left it empty when the box doubled
+    every cube it could (an auditor folding the state resolves those)."""
+
+    schema_version: ClassVar[int] = 2
     player: PlayerId
     cubes: list[str] = []
 
 
-class CubeTaken(Event, frozen=True, kw_only=True, tag="cube_taken"):
+class Answer(Event, frozen=True, kw_only=True):
+    """An answer to a double or to a resignation offer.
+
+    In a chouette ``cube`` names the member whose cube is answered, and ``cubes`` every member
+    the answer covers: that one member, or with a single cube and the box answering the
+    team's double, the whole team (then ``cube`` is ''). Both are empty at a two-player table.
+    Schema 1 left ``cube`` empty for a member's answer on their own cube and had no
+    ``cubes``."""
+
+    schema_version: ClassVar[int] = 2
     player: PlayerId
     cube: str = ""
-    """Chouette: the member whose cube it is ('' at a two-player table)."""
+    cubes: list[str] = []
 
 
-class CubeDropped(Event, frozen=True, kw_only=True, tag="cube_dropped"):
-    player: PlayerId
-    cube: str = ""
+class CubeTaken(Answer, frozen=True, kw_only=True, tag="cube_taken"):
+    pass
 
 
-class CubeBeavered(Event, frozen=True, kw_only=True, tag="cube_beavered"):
-    player: PlayerId
-    cube: str = ""
+class CubeDropped(Answer, frozen=True, kw_only=True, tag="cube_dropped"):
+    pass
+
+
+class CubeBeavered(Answer, frozen=True, kw_only=True, tag="cube_beavered"):
+    pass
 
 
 class ResignationOffered(Event, frozen=True, kw_only=True, tag="resignation_offered"):
+    """A resignation offer of a single (1), gammon (2) or backgammon (3).
+
+    In a chouette ``to`` names every member the offer concerns: the members the box offers it
+    to (all it may when it named none), or the member offering to the box. Empty at a
+    two-player table. Schema 1 left it empty for a member's offer and for the box's offer to
+    everyone."""
+
+    schema_version: ClassVar[int] = 2
     player: PlayerId
     level: Annotated[int, Meta(ge=1, le=3)]
     to: list[str] = []
-    """Chouette: the members the offer is made to (the box offering), or []."""
 
 
-class ResignationAccepted(Event, frozen=True, kw_only=True, tag="resignation_accepted"):
-    player: PlayerId
-    cube: str = ""
+class ResignationAccepted(Answer, frozen=True, kw_only=True, tag="resignation_accepted"):
+    pass
 
 
-class ResignationDeclined(Event, frozen=True, kw_only=True, tag="resignation_declined"):
-    player: PlayerId
-    cube: str = ""
+class ResignationDeclined(Answer, frozen=True, kw_only=True, tag="resignation_declined"):
+    pass
 
 
 class Settlement(msgspec.Struct, frozen=True, kw_only=True):
@@ -175,9 +236,35 @@ class Settlement(msgspec.Struct, frozen=True, kw_only=True):
     reason: str = ""
 
 
-class GameEnded(Event, frozen=True, kw_only=True, tag="game_ended"):
-    """The game is over. ``settlements`` sum to zero; ``seed`` reveals the dice seed."""
+class MemberResult(msgspec.Struct, frozen=True, kw_only=True):
+    """A chouette member's game against the box, as it was settled."""
 
+    member: str
+    winner: str
+    """The box's id or the member's."""
+    loser: str
+    result: int
+    """1 single, 2 gammon, 3 backgammon, as counted on this member's cube (Jacoby per cube)."""
+    cube: int
+    """The member's cube value the game was settled at."""
+    points: int
+    """result × cube: what the loser paid the winner."""
+    how: str
+    """drop, resign, bear_off or leave."""
+
+
+class GameEnded(Event, frozen=True, kw_only=True, tag="game_ended"):
+    """The game is over. ``settlements`` sum to zero; ``seed`` reveals the dice seed.
+
+    At a two-player table ``winner`` won ``result`` × ``cube`` = the points, ``how`` says why.
+    In a chouette the board's end is the last member's game settled: ``winner`` is who won it
+    (the box, or the member who bore off or whose double or resignation ended it), ``result``
+    and ``cube`` are that game's, and ``members`` gives every member's own game: the result,
+    the cube and the points on each member's cube. Who keeps the box follows in
+    ``line_rotated``. Schema 1 chouette events named the rotation's winner and always said
+    ``result`` 1, ``cube`` 1, with no ``members``."""
+
+    schema_version: ClassVar[int] = 2
     game: int
     winner: str = ""
     result: int = 1
@@ -185,6 +272,8 @@ class GameEnded(Event, frozen=True, kw_only=True, tag="game_ended"):
     cube: int = 1
     how: str = ""
     settlements: list[Settlement] = []
+    members: list[MemberResult] = []
+    """Chouette: every member's game against the box, in the order they were settled."""
     seed: str = ""
     """The revealed dice seed (hex), checkable against the game's commitment."""
 
@@ -242,6 +331,26 @@ EVENT_TYPES: dict[str, type[Event]] = {cls.__struct_config__.tag: cls for cls in
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 """``(tag, from_version) -> upcaster`` turning a raw payload of that version into the next."""
+
+
+def _explicit(raw: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 -> 2 of the cube, resignation and game-end events: version 2 only adds fields
+    (with defaults) and always fills them; a version-1 payload reads as it is, its empty lists
+    keeping their old meaning ("every cube the box may turn"...), which the fold resolves."""
+    return raw
+
+
+for _tag in (
+    "cube_offered",
+    "cube_taken",
+    "cube_dropped",
+    "cube_beavered",
+    "resignation_offered",
+    "resignation_accepted",
+    "resignation_declined",
+    "game_ended",
+):
+    UPCASTERS[(_tag, 1)] = _explicit
 
 _encoder = msgspec.json.Encoder()
 _decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(AnyEvent)

@@ -14,15 +14,18 @@ from collections.abc import AsyncIterator
 
 from aiohttp import WSCloseCode, web
 
+from events.audit_scan import AuditCache
+from events.dice import SeedCipher
 from events.embedded import DatabaseConfig, database_url
 from events.migrations import migrate
 from events.service import TableService
-from events.store import EventStore
+from events.store import EventStore, SeedStore
 from events.subscription import LiveFeed
-from server import api_docs, openapi, record_handlers, streams
+from server import api_docs, openapi, ratelimit, record_handlers, streams
 from server import handlers as h
 from server import web as page
-from server.config import Config
+from server.auth import ACCOUNTS, Accounts
+from server.config import Config, load_seed_key
 from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, LOBBY, METRICS, SOCKETS, TABLES
 from server.lobby import Lobby
 from server.metrics import Metrics
@@ -37,7 +40,10 @@ def create_app(config: Config | None = None) -> web.Application:
     app[CONFIG] = config
     app[METRICS] = Metrics()
     app[SOCKETS] = weakref.WeakSet()
+    app[streams.EVENT_STREAMS] = streams.EventStreams()
+    app[ratelimit.LIMITS] = ratelimit.Limits(config)
     app.cleanup_ctx.append(_database)
+    app.cleanup_ctx.append(streams.watch_sessions)
     app.on_shutdown.append(_close_sockets)
     _routes(app)
     return app
@@ -48,6 +54,7 @@ def _routes(app: web.Application) -> None:
     r.add_post("/accounts", h.register)
     r.add_post("/sessions", h.login)
     r.add_delete("/sessions", h.logout)
+    r.add_post("/tickets", h.ticket)
     r.add_post("/guests", h.guest)
     r.add_get("/me", h.me)
     r.add_get("/tables", h.lobby)
@@ -82,21 +89,44 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         reset=_keep_session,
     )
     await migrate(store.pool)
-    notifier = LiveFeed(store, poll_interval=config.poll_interval, queue_events=config.client_queue)
+    notifier = LiveFeed(
+        store,
+        poll_interval=config.poll_interval,
+        queue_events=config.client_queue,
+        on_hole=app[METRICS].holes_changed,
+    )
     await notifier.start()
-    lobby = Lobby(store, notifier)
+    lobby = Lobby(store, notifier, app[METRICS])
     await lobby.start()
     app[ACCOUNTS_POOL] = store.pool
-    app[TABLES] = TableService(store, app[METRICS], config.dice_factory)
+    app[ACCOUNTS] = Accounts.from_config(store.pool, config)
+    app[TABLES] = TableService(
+        store, app[METRICS], config.dice_factory, await _seeds(config, store), config.table_cache
+    )
     app[LIVE_FEED] = notifier
+    app[record_handlers.AUDITS] = AuditCache(store)
     app[LOBBY] = lobby
     log.info("database ready", extra={"status": "ready"})
     try:
         yield
     finally:
+        app[ACCOUNTS].close()
         await lobby.stop()
         await notifier.close()
         await store.close()
+
+
+async def _seeds(config: Config, store: EventStore) -> SeedStore | None:
+    """The dice seeds' store, sealed with the configured key (none with the tests' dice). The
+    key is read (or first generated) after the embedded database has its data directory; seeds
+    still kept in the clear from before are sealed now (docs/dice.md)."""
+    if config.dice_factory is not None:
+        return None
+    seeds = SeedStore(store.pool, SeedCipher(await asyncio.to_thread(load_seed_key, config)))
+    sealed = await seeds.seal_legacy()
+    if sealed:
+        log.info("sealed %d dice seeds kept in the clear", sealed)
+    return seeds
 
 
 async def _keep_session(connection: object) -> None:
@@ -106,7 +136,9 @@ async def _keep_session(connection: object) -> None:
 
 
 async def _close_sockets(app: web.Application) -> None:
-    """Graceful shutdown: wait for in-flight commands, then close sockets with GOING_AWAY."""
+    """Graceful shutdown: end the Server-Sent Events streams (they send no commands), wait for
+    in-flight commands, then close sockets with GOING_AWAY."""
+    app[streams.EVENT_STREAMS].close_all()
     tables = app.get(TABLES)
     if tables is not None:
         await tables.drain(timeout=10)

@@ -17,11 +17,12 @@ from typing import Any
 import asyncpg
 from aiohttp import web
 
-from engine.matfile import write_mat
+from engine.matfile import MatFormatError, write_mat
 from events import types as e
 from events.audit import TableReport
-from events.audit_scan import audit_tables, check_log, table_ids
+from events.audit_scan import StoreAudit, audit_all, audit_tables
 from events.embedded import DatabaseConfig, database_url
+from events.errors import ConcurrencyError, StoreError
 from events.mat_export import (
     chouette_json,
     export_chouette,
@@ -35,7 +36,7 @@ from events.migrations import migrate
 from events.record_text import record_lines, state_text
 from events.replay import decode_all
 from events.store import EventStore
-from events.streams import append_steps, table_stream
+from events.streams import append_steps, chat_stream, table_stream
 from server.app import create_app
 from server.config import Config
 from server.logs import setup_logging
@@ -114,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         app = create_app(config)
 
         def started(_: object) -> None:
-            print(f"chouette listening on http://{config.host}:{config.port}", flush=True)
+            url = f"http://{config.host}:{config.port}"
+            print(f"chouette listening on {url} (open it in a browser to play)", flush=True)
 
         web.run_app(
             app,
@@ -183,7 +185,18 @@ def _run_record_command(args: argparse.Namespace, config: Config) -> int:
     command = commands.get(args.cmd)
     if command is None:
         raise SystemExit(f"unknown command {args.cmd!r}")
-    return asyncio.run(_with_store(config, command, args))
+    if args.cmd == "import":
+        args.table_id = args.table or str(uuid.uuid4())
+        try:
+            args.steps = _read_mat(args.file, args.table_id)
+        except ImportFileError as exc:
+            return _refuse_import(args.file, str(exc))
+    try:
+        return asyncio.run(_with_store(config, command, args))
+    except StoreError as exc:
+        # The database is away or refuses: one line, as for a wrong file, not a traceback.
+        print(f"chouette {args.cmd}: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
 
 
 async def _with_store(
@@ -200,38 +213,48 @@ async def _with_store(
 
 
 async def _audit(args: argparse.Namespace, store: EventStore) -> int:
-    known = dict(await table_ids(store))
-    ids = sorted(known) if args.all else list(args.table)
-    bar = Progress(sum(known.get(t, 0) for t in ids), "audit")
     started = time.perf_counter()
-    reports = await audit_tables(store, ids, bar.advance)
+    if args.all:
+        # The total is the log's word; the tables are found from the events themselves.
+        total = await store.pool.fetchval("SELECT coalesce(sum(head), 0) FROM log_partitions")
+        bar = Progress(int(total), "audit")
+        result = await audit_all(store, bar.advance)
+    else:
+        versions = await store.stream_versions(
+            [s for t in args.table for s in (table_stream(t), chat_stream(t))]
+        )
+        bar = Progress(sum(versions.values()), "audit")
+        result = StoreAudit(await audit_tables(store, args.table, bar.advance))
     bar.close()
-    log = await check_log(store) if args.all else []
     seconds = time.perf_counter() - started
+    reports = result.tables
     failed = [r for r in reports if r.status == "failed"]
     if args.json:
         doc = {
-            "status": "failed" if failed or log else "ok",
+            "status": "failed" if result.failed else "ok",
             "tables": len(reports),
             "events": sum(r.events for r in reports),
             "seconds": round(seconds, 3),
             "failed": len(failed),
             "pending": sum(r.status == "pending" for r in reports),
-            "log": log,
+            "log": result.log,
+            "store": result.store,
             "reports": [r.as_dict() for r in reports],
         }
         print(json.dumps(doc, indent=2))
     else:
         for r in reports:
             print(_report_line(r))
-        for problem in log:
+        for problem in result.log:
             print(f"log partition {problem['partition']}: FAILED {problem['reason']}")
+        for problem in result.store:
+            print(f"stream {problem['stream']}: FAILED {problem['reason']}")
         events = sum(r.events for r in reports)
         print(
             f"{len(reports)} table(s), {events} events in {seconds:.2f} s: "
             f"{len(failed)} failed, {sum(r.status == 'pending' for r in reports)} pending"
         )
-    return 1 if failed or log else 0
+    return 1 if result.failed else 0
 
 
 def _report_line(report: TableReport) -> str:
@@ -305,13 +328,46 @@ async def _export(args: argparse.Namespace, store: EventStore) -> int:
     return 0
 
 
+MAT_MAX_BYTES = 64 * 1024 * 1024
+"""The largest file ``chouette import`` reads (a long money session is a few megabytes)."""
+
+
+class ImportFileError(Exception):
+    """A file ``chouette import`` cannot import; the message is one line for stderr."""
+
+
+def _read_mat(path: Path, table_id: str) -> list[list[e.Event]]:
+    """The events of a ``.mat`` file as a new table's, or :class:`ImportFileError` saying why
+    not. Read before the database is reached, so that a wrong file costs nothing."""
+    try:
+        if path.stat().st_size > MAT_MAX_BYTES:
+            raise ImportFileError(f"larger than {MAT_MAX_BYTES // 2**20} MB: not a .mat file")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ImportFileError(f"cannot read it: {exc.strerror or exc}") from exc
+    if b"\0" in data:
+        raise ImportFileError("not a .mat file: it is binary")
+    try:
+        return import_mat(data.decode("utf-8", errors="replace"), table_id)
+    except MatFormatError as exc:
+        raise ImportFileError(str(exc)) from exc
+
+
 async def _import(args: argparse.Namespace, store: EventStore) -> int:
-    text = args.file.read_text(encoding="utf-8", errors="replace")
-    table_id = args.table or str(uuid.uuid4())
-    steps = import_mat(text, table_id)
+    table_id, steps = args.table_id, args.steps
     bar = Progress(sum(len(s) for s in steps), "import")
-    version = await append_steps(store, table_id, steps, progress=bar.advance)
+    try:
+        version = await append_steps(store, table_id, steps, progress=bar.advance)
+    except ConcurrencyError:
+        bar.close()
+        return _refuse_import(args.file, f"table {table_id} already exists")
     bar.close()
     print(table_id)
     print(f"imported {args.file} as table {table_id} ({version} events)", file=sys.stderr)
     return 0
+
+
+def _refuse_import(path: Path, reason: str) -> int:
+    """One line on stderr (no traceback) and exit status 2."""
+    print(f"chouette import: {path}: {' '.join(reason.split())}", file=sys.stderr)
+    return 2

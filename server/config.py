@@ -2,16 +2,73 @@
 
 The dice seam (``dice_factory``) is deliberately not reachable from flags or the environment:
 only code that builds a :class:`Config` itself — the tests — can replace the fair dice.
+
+Durations in the environment are seconds, or a number with a unit (``30s``, ``15m``, ``12h``,
+``30d``); a rate is ``COUNT/DURATION`` (``20/1h``), or ``off``.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import re
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from events.dice import decode_seed_key, encode_seed_key, new_seed_key
 from events.table import DiceSource
+
+log = logging.getLogger("chouette.server")
+
+_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds from ``"90"``, ``"90s"``, ``"15m"``, ``"12h"`` or ``"30d"``.
+
+    >>> parse_duration("15m"), parse_duration("2.5")
+    (900.0, 2.5)
+    """
+    m = _DURATION.match(text)
+    if m is None:
+        raise ValueError(f"a duration is seconds or a number with s, m, h or d, not {text!r}")
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """At most ``count`` in any ``per`` seconds, as a token bucket: a burst of ``count``, then
+    one more every ``per / count`` seconds (:mod:`server.ratelimit`)."""
+
+    count: int
+    per: float
+
+    @classmethod
+    def parse(cls, text: str) -> Rate | None:
+        """``"20/1h"`` (or ``"20/3600"``); ``"off"`` is no limit (None).
+
+        >>> Rate.parse("20/1h"), Rate.parse("off")
+        (Rate(count=20, per=3600.0), None)
+        """
+        if text.strip().lower() in ("off", "none", "0"):
+            return None
+        count, slash, per = text.partition("/")
+        if not slash or not count.strip().isdigit() or int(count) < 1:
+            raise ValueError(f"a rate is COUNT/DURATION (e.g. 20/1h) or off, not {text!r}")
+        seconds = parse_duration(per)
+        if seconds <= 0:
+            raise ValueError(f"a rate's duration must be positive, not {text!r}")
+        return cls(int(count), seconds)
+
+    def __str__(self) -> str:
+        return f"{self.count}/{self.per:g}s"
+
+
+def _flag(text: str) -> bool:
+    return text.strip().lower() not in ("0", "false", "no", "off")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +93,67 @@ class Config:
     """Bearer token that may read the global feed (`CHOUETTE_AUDITOR_TOKEN`)."""
     log_json: bool = True
     log_level: str = "INFO"
+
+    # -- sessions (docs/design.md, issue 11) ----------------------------------------------
+    token_ttl: float = 30 * 86400
+    """Seconds an account's token lasts (`CHOUETTE_TOKEN_TTL`); an expired token is a 401."""
+    guest_token_ttl: float = 7 * 86400
+    """Seconds a guest's token lasts (`CHOUETTE_GUEST_TOKEN_TTL`)."""
+    ticket_ttl: float = 30.0
+    """Seconds a stream ticket (`POST /tickets`) may wait to be used (`CHOUETTE_TICKET_TTL`)."""
+    session_check: float = 2.0
+    """Seconds between checks that the tokens of open sockets are still valid: a socket whose
+    token was revoked or expired is closed within this (`CHOUETTE_SESSION_CHECK`)."""
+    hash_workers: int = 2
+    """Threads hashing passwords off the event loop (Argon2id takes 19 MiB and ~50 ms each),
+    `CHOUETTE_HASH_WORKERS`."""
+    behind_proxy: bool = False
+    """Take the client's address from the last `X-Forwarded-For` entry (only behind a reverse
+    proxy that sets it), for the per-address limits (`CHOUETTE_BEHIND_PROXY`)."""
+
+    # -- rate limits (server/ratelimit.py): per process, generous enough that a real player,
+    # or a club of them behind one address, never meets them. None: no limit. -----------
+    rate_limits: bool = True
+    """Every limit and cap below on or off at once (`CHOUETTE_RATE_LIMITS`)."""
+    rate_guests: Rate | None = Rate(100, 3600)
+    """Guest accounts created per address."""
+    rate_accounts: Rate | None = Rate(50, 3600)
+    """Accounts registered per address."""
+    rate_logins_address: Rate | None = Rate(100, 3600)
+    """Login attempts per address."""
+    rate_logins_username: Rate | None = Rate(20, 3600)
+    """Login attempts per username (password guessing)."""
+    rate_tables: Rate | None = Rate(30, 3600)
+    """Tables created per account."""
+    rate_commands: Rate | None = Rate(600, 60)
+    """Commands per account (HTTP and WebSocket together; chat counts here too)."""
+    rate_chat: Rate | None = Rate(30, 60)
+    """Chat messages per account."""
+    rate_sockets_account: Rate | None = Rate(60, 60)
+    """WebSocket/SSE connections per account (counted as tickets are issued, or at a connection
+    made with the header)."""
+    rate_sockets_address: Rate | None = Rate(300, 60)
+    """WebSocket/SSE connections per address, anonymous ones included."""
+    rate_audits: Rate | None = Rate(30, 60)
+    """Table audits (``GET /tables/{id}/audit``) per address: the first audit of a table reads
+    and checks all of it (later ones only what was appended since)."""
+    rate_open_tables: int | None = 20
+    """Tables an account may have open at once: not finished and active in the last
+    :attr:`open_table_idle` seconds. The lobby lists 500 tables, so one account cannot bury it."""
+    rate_max_sockets_account: int | None = 20
+    """WebSocket/SSE connections an account may hold open at once."""
+    rate_max_sockets_address: int | None = 200
+    """WebSocket/SSE connections an address may hold open at once."""
+    open_table_idle: float = 86400.0
+    """A table idle (no one joined, left or started a game) this long no longer counts as open
+    for :attr:`rate_open_tables`, so abandoned tables do not lock a player out."""
+    seed_key: bytes | None = field(default=None, repr=False)
+    """The key that keeps the secret dice seeds encrypted at rest (`CHOUETTE_SEED_KEY`: base64
+    of 32 random bytes). None: the key file in :attr:`data_dir`, generated on first start
+    (:func:`load_seed_key`; docs/dice.md, "Where the seed is kept")."""
+    table_cache: int = 10_000
+    """Tables whose folded state and dice seeds a process keeps in memory, the least recently
+    used dropped first (`CHOUETTE_TABLE_CACHE`)."""
     dice_factory: Callable[[str], DiceSource] | None = field(default=None, repr=False)
     """Tests only: dice for a table id instead of the provably fair dice."""
 
@@ -47,7 +165,7 @@ class Config:
         values: dict[str, object] = {}
         if env.get("DATABASE_URL"):
             values["database_url"] = env["DATABASE_URL"]
-        for key, conv in (
+        converters: tuple[tuple[str, Callable[[str], object]], ...] = (
             ("host", str),
             ("port", int),
             ("data_dir", Path),
@@ -56,7 +174,19 @@ class Config:
             ("pool_size", int),
             ("log_level", str),
             ("auditor_token", str),
-        ):
+            ("token_ttl", parse_duration),
+            ("guest_token_ttl", parse_duration),
+            ("ticket_ttl", parse_duration),
+            ("session_check", parse_duration),
+            ("hash_workers", int),
+            ("behind_proxy", _flag),
+            ("rate_limits", _flag),
+            *((name, Rate.parse) for name in RATES),
+            *((name, _cap) for name in CAPS),
+            ("open_table_idle", parse_duration),
+            ("table_cache", int),
+        )
+        for key, conv in converters:
             raw = env.get(f"CHOUETTE_{key.upper()}")
             if raw:
                 values[key] = conv(raw)
@@ -64,7 +194,114 @@ class Config:
             # The name the embedded-database helper (and the tests) read.
             values["data_dir"] = Path(env["CHOUETTE_PGDATA"])
         if env.get("CHOUETTE_LOG_JSON"):
-            values["log_json"] = env["CHOUETTE_LOG_JSON"].lower() not in ("0", "false", "no")
+            values["log_json"] = _flag(env["CHOUETTE_LOG_JSON"])
+        if env.get("CHOUETTE_SEED_KEY"):
+            values["seed_key"] = decode_seed_key(env["CHOUETTE_SEED_KEY"])
         values.update({k: v for k, v in overrides.items() if v is not None})
         values.pop("dice_factory", None)
         return cls(**values)  # type: ignore[arg-type]
+
+
+RATES = (
+    "rate_guests",
+    "rate_accounts",
+    "rate_logins_address",
+    "rate_logins_username",
+    "rate_tables",
+    "rate_commands",
+    "rate_chat",
+    "rate_sockets_account",
+    "rate_sockets_address",
+    "rate_audits",
+)
+"""The token-bucket limits, each set by ``CHOUETTE_<NAME>`` as ``COUNT/DURATION`` or ``off``."""
+
+CAPS = ("rate_open_tables", "rate_max_sockets_account", "rate_max_sockets_address")
+"""The caps, each set by ``CHOUETTE_<NAME>`` as a number or ``off``."""
+
+
+def _cap(text: str) -> int | None:
+    if text.strip().lower() in ("off", "none"):
+        return None
+    value = int(text)
+    if value < 1:
+        raise ValueError(f"a cap is a positive number or off, not {text!r}")
+    return value
+
+
+SEED_KEY_FILE = "chouette-seed.key"
+"""The seed key's file in the data directory, when ``CHOUETTE_SEED_KEY`` is not set."""
+
+
+def seed_key_path(config: Config) -> Path:
+    """Where the seed key is kept when it is not configured: in the embedded database's data
+    directory; with ``DATABASE_URL``, beside that directory (``.pgdata-keys/``), so that the
+    directory stays empty for an embedded database started later (PostgreSQL initialises only
+    an empty directory)."""
+    if config.database_url is None:
+        return config.data_dir / SEED_KEY_FILE
+    return config.data_dir.with_name(config.data_dir.name + "-keys") / SEED_KEY_FILE
+
+
+def load_seed_key(config: Config) -> bytes:
+    """The key that seals the dice seeds: ``CHOUETTE_SEED_KEY`` if set, else the key file in
+    the data directory, generated there (mode 0600) the first time. Blocking (file I/O).
+
+    The embedded database's data directory is the natural home of its key: a copy of the
+    database alone then does not open the seeds, a copy of the directory does (back it up
+    with the database). With ``DATABASE_URL`` the database is elsewhere, so the key should be
+    configured; until it is, a key file beside the data directory is used, and the log says
+    so.
+
+    :raises ValueError: the key file does not hold a key.
+    """
+    if config.seed_key is not None:
+        return config.seed_key
+    path = seed_key_path(config)
+    try:
+        key, created = _read_key(path), False
+    except FileNotFoundError:
+        key, created = _create_key(path)
+    where = str(path.resolve())
+    if config.database_url is None:
+        log.info("dice seed key %s %s", "generated in" if created else "read from", where)
+    else:
+        log.warning(
+            "CHOUETTE_SEED_KEY is not set: the dice seeds are sealed with the key %s %s;"
+            " keep it with the database's backups, or set CHOUETTE_SEED_KEY to its content",
+            "generated in" if created else "read from",
+            where,
+        )
+    return key
+
+
+def _read_key(path: Path) -> bytes:
+    text = path.read_text(encoding="ascii", errors="replace")
+    if path.stat().st_mode & 0o077:
+        log.warning("the dice seed key file %s is readable by others: chmod 600 it", path)
+    try:
+        return decode_seed_key(text)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _create_key(path: Path) -> tuple[bytes, bool]:
+    """A new key written to ``path`` (0600), or the one another process wrote there first:
+    the key is written to a private temporary file, then linked into place, which fails if
+    the file exists, so nobody ever reads a half-written key."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    key = new_seed_key()
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            out.write(encode_seed_key(key) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            return _read_key(path), False
+        return key, True
+    finally:
+        temporary.unlink(missing_ok=True)

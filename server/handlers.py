@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
+import logging
+import re
 import uuid
 from typing import Annotated, Any, TypeVar
 
@@ -16,17 +19,30 @@ from events import commands as c
 from events.errors import StoreError
 from events.store import RecordedEvent
 from events.streams import parse_stream
-from events.types import TableKind, TableOptions
-from server import auth
-from server.keys import ACCOUNTS_POOL, CONFIG, LOBBY, METRICS, TABLES
+from events.types import END_OF_STRING, Name, TableKind, TableOptions
+from server import auth, ratelimit
+from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, LOBBY, METRICS, TABLES
 from server.problems import bad_request, forbidden, unauthorized
 from server.table_view import table_view
 
 T = TypeVar("T")
 
-Username = Annotated[str, Meta(min_length=3, max_length=32, pattern=r"^[A-Za-z0-9_.-]+$")]
-Password = Annotated[str, Meta(min_length=8, max_length=256)]
-DisplayName = Annotated[str, Meta(max_length=64)]
+log = logging.getLogger("chouette.server")
+
+BIGINT_MAX = 2**63 - 1
+"""The largest version or log position there can be (PostgreSQL ``bigint``)."""
+
+LOG_LIMIT_MAX = 10_000
+"""The most events ``GET /log`` answers with at once."""
+
+_INTEGER = re.compile(r"-?[0-9]{1,30}")
+
+# Every string of a request is a Name (events.types): no control characters, NUL above all.
+Username = Annotated[
+    str, Meta(min_length=3, max_length=32, pattern=r"^[A-Za-z0-9_.-]+" + END_OF_STRING)
+]
+Password = Annotated[Name, Meta(min_length=8, max_length=256)]
+DisplayName = Annotated[Name, Meta(max_length=64)]
 
 
 class Register(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -52,6 +68,14 @@ class TokenResponse(msgspec.Struct, kw_only=True):
     guest: bool
 
 
+class TicketResponse(msgspec.Struct, kw_only=True):
+    """A stream ticket: pass it as ``?ticket=`` to a table's WebSocket or SSE within
+    ``expires_in`` seconds; it opens one connection."""
+
+    ticket: str
+    expires_in: float
+
+
 class CommandEnvelope(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """A command with the client's id for it: a retry with the same id returns the first
     outcome and writes nothing new."""
@@ -64,7 +88,7 @@ class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=Tru
     command_id: uuid.UUID | None = None
     kind: TableKind
     options: TableOptions = TableOptions()
-    name: Annotated[str, Meta(max_length=100)] = ""
+    name: Annotated[Name, Meta(max_length=100)] = ""
 
 
 class EventMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -105,23 +129,58 @@ async def decode_body(request: web.Request, type_: type[T]) -> T:
     return msgspec.json.decode(raw, type=type_)
 
 
+def int_in_range(name: str, raw: str, minimum: int, maximum: int) -> int:
+    """``raw`` as an integer from ``minimum`` to ``maximum``; anything else is a 400 naming
+    ``name``, so that no out-of-range number ever reaches SQL (where it would be a driver
+    error). Plain ASCII digits only: not ``int()``'s ``1_000``, ``+1`` or other scripts' digits."""
+    shown = raw if len(raw) <= 40 else raw[:40] + "..."
+    if not _INTEGER.fullmatch(raw):
+        raise bad_request(f"{name} must be an integer, not {shown!r}", field=name)
+    value = int(raw)
+    if not minimum <= value <= maximum:
+        raise bad_request(
+            f"{name} must be an integer from {minimum} to {maximum}, not {shown}", field=name
+        )
+    return value
+
+
+def query_int(
+    request: web.Request, name: str, default: int, *, minimum: int = 0, maximum: int = BIGINT_MAX
+) -> int:
+    """An integer query parameter in range (see :func:`int_in_range`), or ``default``."""
+    raw = request.query.get(name)
+    return default if raw is None else int_in_range(name, raw, minimum, maximum)
+
+
 def bearer(request: web.Request) -> str | None:
+    """The token of the ``Authorization`` header, the one place a token may travel: in a URL
+    it would land in logs and ``Referer`` headers (issue 11)."""
+    if "token" in request.query:
+        raise unauthorized(
+            "a token is never accepted in the URL: send it as 'Authorization: Bearer <token>';"
+            " a WebSocket or EventSource takes a ticket from POST /tickets as ?ticket="
+        )
     header = request.headers.get("Authorization", "")
     if header:
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise unauthorized("the Authorization header must be 'Bearer <token>'")
         return token.strip()
-    return request.query.get("token") or None
+    return None
 
 
-async def current_account(request: web.Request, required: bool = True) -> auth.Account | None:
+async def current_session(request: web.Request, required: bool = True) -> auth.Session | None:
     token = bearer(request)
     if token is None:
         if required:
             raise unauthorized()
         return None
-    return await auth.authenticate(request.app[ACCOUNTS_POOL], token)
+    return await request.app[auth.ACCOUNTS].session(token)
+
+
+async def current_account(request: web.Request, required: bool = True) -> auth.Account | None:
+    session = await current_session(request, required)
+    return session.account if session else None
 
 
 def message(rec: RecordedEvent, stream: str, visible: bool = True) -> EventMessage:
@@ -135,32 +194,61 @@ def message(rec: RecordedEvent, stream: str, visible: bool = True) -> EventMessa
 
 async def register(request: web.Request) -> web.Response:
     body = await decode_body(request, Register)
-    account, token = await auth.register(
-        request.app[ACCOUNTS_POOL], body.username, body.password, body.display_name
+    limits = request.app[ratelimit.LIMITS]
+    limits.hit("accounts", limits.address(request))
+    account, token = await request.app[auth.ACCOUNTS].register(
+        body.username, body.password, body.display_name
     )
     return json_response(_token(account, token), 201)
 
 
 async def login(request: web.Request) -> web.Response:
     body = await decode_body(request, Login)
-    account, token = await auth.login(request.app[ACCOUNTS_POOL], body.username, body.password)
+    limits = request.app[ratelimit.LIMITS]
+    limits.hit("logins_address", limits.address(request))
+    limits.hit("logins_username", body.username.lower())
+    account, token = await request.app[auth.ACCOUNTS].login(body.username, body.password)
     return json_response(_token(account, token))
 
 
 async def guest(request: web.Request) -> web.Response:
     raw = await request.read()
     body = msgspec.json.decode(raw, type=GuestRequest) if raw else GuestRequest()
-    account, token = await auth.guest(request.app[ACCOUNTS_POOL], body.display_name)
+    limits = request.app[ratelimit.LIMITS]
+    limits.hit("guests", limits.address(request))
+    account, token = await request.app[auth.ACCOUNTS].guest(body.display_name)
     return json_response(_token(account, token), 201)
 
 
 async def logout(request: web.Request) -> web.Response:
+    """``DELETE /sessions``: revoke this token; ``?everywhere=true``: every token of the
+    account (open sockets stop within ``Config.session_check`` seconds)."""
+    everywhere = request.query.get("everywhere", "false")
+    if everywhere not in ("true", "false"):
+        raise bad_request(
+            f"everywhere must be true or false, not {everywhere[:40]!r}", field="everywhere"
+        )
     token = bearer(request)
     if token is None:
         raise unauthorized()
-    await auth.authenticate(request.app[ACCOUNTS_POOL], token)
-    await auth.revoke(request.app[ACCOUNTS_POOL], token)
+    accounts = request.app[auth.ACCOUNTS]
+    session = await accounts.session(token)
+    if everywhere == "true":
+        await accounts.revoke_all(session.account.account_id)
+    else:
+        await accounts.revoke(token)
     return web.Response(status=204)
+
+
+async def ticket(request: web.Request) -> web.Response:
+    """``POST /tickets``: a single-use ticket for one WebSocket or SSE connection, for browsers,
+    which cannot send the ``Authorization`` header there."""
+    session = await current_session(request)
+    assert session is not None
+    request.app[ratelimit.LIMITS].hit("sockets_account", session.account.account_id)
+    accounts = request.app[auth.ACCOUNTS]
+    issued = await accounts.issue_ticket(session)
+    return json_response(TicketResponse(ticket=issued, expires_in=accounts.ticket_ttl), 201)
 
 
 async def me(request: web.Request) -> web.Response:
@@ -214,7 +302,19 @@ async def create_table(request: web.Request) -> web.Response:
     table_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"chouette:table:{command_id}"))
     command = c.CreateTable(kind=body.kind, options=body.options, name=body.name)
     tables = request.app[TABLES]
-    outcome = await tables.execute(table_id, account.account_id, command, command_id)
+    limits = request.app[ratelimit.LIMITS]
+    pool = request.app[ACCOUNTS_POOL]
+    if await ratelimit.reserve_table(pool, limits, account.account_id, table_id):
+        # A new create, not a retry: counted, and within the cap on open tables.
+        try:
+            limits.hit("tables", account.account_id)
+            outcome = await tables.execute(table_id, account.account_id, command, command_id)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(ratelimit.release_table(pool, table_id))
+            raise
+    else:
+        outcome = await tables.execute(table_id, account.account_id, command, command_id)
     # The command just folded its events into the cache; a retried create reads the store.
     state = tables.cached(table_id) or await tables.state(table_id)
     return json_response(
@@ -222,6 +322,7 @@ async def create_table(request: web.Request) -> web.Response:
             "id": table_id,
             "duplicate": outcome.duplicate,
             "table": table_view(state, account.account_id),
+            "events": [message(r, "table") for r in outcome.events],
         },
         200 if outcome.duplicate else 201,
     )
@@ -249,11 +350,18 @@ async def run_command(
     command = body.command
     if isinstance(command, c.CreateTable):
         raise bad_request("create tables with POST /tables", field="command.type")
+    limits = app[ratelimit.LIMITS]
+    limits.hit("commands", account.account_id)
+    if isinstance(command, c.Chat):
+        limits.hit("chat", account.account_id)
     tables = app[TABLES]
-    if tables.cached(table_id) is None:
-        await tables.state(table_id)  # 404 before anything else
-    if isinstance(command, c.Join) and not command.display_name:
-        command = c.Join(seat=command.seat, display_name=account.display_name)
+    # 404 before anything else. (A table's options never change: the cached state's will do.)
+    state = tables.cached(table_id) or await tables.state(table_id)
+    if isinstance(command, c.Join):
+        if account.guest and state.options.registered_only:
+            raise forbidden("this table is for registered accounts")
+        if not command.display_name:
+            command = c.Join(seat=command.seat, display_name=account.display_name)
     outcome = await tables.execute(table_id, account.account_id, command, body.command_id)
     name = parse_stream(outcome.stream)
     assert name is not None, outcome.stream  # the service appends to a table's streams only
@@ -276,11 +384,42 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
+    """Ready when the database answers within two seconds. Events the lobby had to skip are
+    listed, but leave it ready: every instance reads the same log, so failing readiness for
+    them would take every instance out of service for one bad event that none can apply. The
+    driver's text is logged, never sent."""
+    lobby = request.app[LOBBY]
     try:
-        await asyncio.wait_for(request.app[TABLES].store.ping(), timeout=2)
-    except (TimeoutError, OSError, Exception) as exc:
-        return json_response({"status": "unavailable", "detail": str(exc)}, 503)
-    return json_response({"status": "ready", "lobby_lag": request.app[LOBBY].lag})
+        async with asyncio.timeout(2):
+            await request.app[TABLES].store.ping()
+            count, skipped = await lobby.skipped()
+    except Exception as exc:
+        log.warning("not ready: %r", exc, extra={"path": request.path})
+        return json_response({"status": "unavailable", "detail": "database unavailable"}, 503)
+    if holes := request.app[LIVE_FEED].holes:
+        # A hole in the log cannot arise by design: the store is corrupt (docs/store.md).
+        detail = "; ".join(hole.describe() for hole in holes)
+        return json_response({"status": "corrupt", "detail": detail}, 503)
+    return json_response(
+        {
+            "status": "ready",
+            "lobby_lag": lobby.lag,
+            "skipped_events": count,
+            "skipped": [
+                {
+                    "projector": s.projector,
+                    "partition": s.partition,
+                    "position": s.position,
+                    "stream": s.stream_id,
+                    "version": s.version,
+                    "type": s.type,
+                    "cause": s.cause,
+                    "skipped_at": s.skipped_at,
+                }
+                for s in skipped
+            ],
+        }
+    )
 
 
 async def metrics(request: web.Request) -> web.Response:
@@ -301,17 +440,14 @@ async def global_feed(request: web.Request) -> web.Response:
     expected = request.app[CONFIG].auditor_token
     if token is None:
         raise unauthorized()
-    if not expected or token != expected:
+    # In constant time: the comparison's duration tells nothing of the token.
+    if not expected or not hmac.compare_digest(token.encode(), expected.encode()):
         raise forbidden("the global feed is for auditors")
-    try:
-        partition = int(request.query.get("partition", "0"))
-        after = int(request.query.get("after", "0"))
-        limit = min(int(request.query.get("limit", "1000")), 10_000)
-    except ValueError:
-        raise bad_request("partition, after and limit must be integers") from None
-    if partition < 0 or after < 0 or limit < 1:
-        raise bad_request("partition and after must be >= 0 and limit >= 1")
-    events = await request.app[TABLES].store.read_log(partition, after, limit)
+    store = request.app[TABLES].store
+    partition = query_int(request, "partition", 0, maximum=store.partitions - 1)
+    after = query_int(request, "after", 0)
+    limit = query_int(request, "limit", 1000, minimum=1, maximum=LOG_LIMIT_MAX)
+    events = await store.read_log(partition, after, limit)
     return json_response(
         {
             "partition": partition,

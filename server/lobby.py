@@ -3,6 +3,11 @@
 Each table's row is advanced from its events in the same transaction as the projector's
 checkpoint (see :mod:`events.projection`), so the lobby is never ahead of or behind what it says
 it has read. Spectator counts are this process's connected watchers, added when listing.
+
+An event the lobby cannot apply (one that does not decode, or whose data its columns cannot
+hold) is skipped and recorded by the projector, counted in ``/metrics``
+(``chouette_projection_skipped_events_total``) and listed in ``/readyz``: one bad event must
+never stop new tables from appearing.
 """
 
 from __future__ import annotations
@@ -11,37 +16,40 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import asyncpg
 
 from events import types as e
-from events.errors import StoreError, translate_errors
-from events.projection import Projector
+from events.errors import translate_errors
+from events.projection import Projector, SkippedEvent, skipped_events
 from events.store import EventStore, RecordedEvent
 from events.streams import decode_recorded, parse_stream
 from events.subscription import LiveFeed
+from server.metrics import Metrics
 
 log = logging.getLogger("chouette.lobby")
 
+NAME = "lobby"
+"""The lobby projector's name (its checkpoints and skipped events)."""
+
 
 class LobbyProjector(Projector):
-    def __init__(self, partition: int = 0) -> None:
-        super().__init__("lobby", partition)
+    def __init__(
+        self, partition: int = 0, *, on_skip: Callable[[SkippedEvent], None] | None = None
+    ) -> None:
+        super().__init__(NAME, partition, on_skip=on_skip)
 
     async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
         for rec in events:
             name = parse_stream(rec.stream_id)
             if name is None or name.kind != "table":
                 continue
-            table_id = name.table_id
-            try:
-                event = decode_recorded(rec)
-            except StoreError:
-                log.warning("lobby skips an undecodable event", extra={"table_id": table_id})
-                continue
-            await self._apply(connection, table_id, rec.version, event)
+            # An undecodable event raises CorruptEventError, and one whose data the lobby's
+            # columns cannot hold asyncpg.DataError: the projector skips and records it.
+            event = decode_recorded(rec)
+            await self._apply(connection, name.table_id, rec.version, event)
 
     async def _apply(
         self, conn: asyncpg.Connection, table_id: str, version: int, event: e.Event
@@ -61,13 +69,15 @@ class LobbyProjector(Projector):
                     o.max_players or (8 if kind == "chouette" else 2),
                     version,
                 )
-            case e.PlayerJoined(player=player):
+            case e.PlayerJoined(player=player, display_name=display_name):
                 await conn.execute(
                     "UPDATE lobby_tables SET players = array_append(players, $2), version = $3,"
+                    " names = names || jsonb_build_object($2::text, $4::text),"
                     " updated_at = now() WHERE table_id = $1 AND NOT $2 = ANY(players)",
                     table_id,
                     player,
                     version,
+                    display_name or player,
                 )
             case e.PlayerLeft(player=player):
                 await conn.execute(
@@ -97,10 +107,13 @@ class LobbyProjector(Projector):
 class Lobby:
     """Runs a lobby projector per partition and answers lobby queries."""
 
-    def __init__(self, store: EventStore, notifier: LiveFeed) -> None:
+    def __init__(
+        self, store: EventStore, notifier: LiveFeed, metrics: Metrics | None = None
+    ) -> None:
         self.store = store
         self.notifier = notifier
-        self.projectors = [LobbyProjector(p) for p in range(store.partitions)]
+        on_skip = metrics.event_skipped if metrics is not None else None
+        self.projectors = [LobbyProjector(p, on_skip=on_skip) for p in range(store.partitions)]
         self.spectators: dict[str, int] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.lag = 0
@@ -134,8 +147,10 @@ class Lobby:
                 return
             except asyncio.CancelledError:
                 raise
-            except StoreError as exc:
-                log.warning("lobby projector restarts after: %s", exc)
+            except Exception:
+                # The database away, or a bug: the batch rolled back; follow again from the
+                # checkpoint. (A poison event never gets here: the projector skips it.)
+                log.warning("lobby projector restarts", exc_info=True)
                 await asyncio.sleep(1)
 
     async def stop(self) -> None:
@@ -150,11 +165,15 @@ class Lobby:
         for projector in self.projectors:
             await projector.catch_up(self.store)
 
+    async def skipped(self, limit: int = 20) -> tuple[int, list[SkippedEvent]]:
+        """How many events the lobby has skipped, and the latest ``limit`` (newest first)."""
+        return await skipped_events(self.store, NAME, limit=limit)
+
     async def list(self, kind: str | None = None) -> list[dict[str, Any]]:
         with translate_errors():
             rows = await self.store.pool.fetch(
-                "SELECT table_id, kind, name, options, created_by, players, max_players, status,"
-                " games, version FROM lobby_tables WHERE ($1::text IS NULL OR kind = $1)"
+                "SELECT table_id, kind, name, options, created_by, players, names, max_players,"
+                " status, games, version FROM lobby_tables WHERE ($1::text IS NULL OR kind = $1)"
                 " AND status <> 'finished' ORDER BY updated_at DESC LIMIT 500",
                 kind,
             )
@@ -166,6 +185,7 @@ class Lobby:
                 "options": json.loads(r["options"]),
                 "created_by": r["created_by"],
                 "players": list(r["players"]),
+                "names": {p: n for p, n in json.loads(r["names"]).items() if p in r["players"]},
                 "seats": r["max_players"],
                 "free_seats": max(0, r["max_players"] - len(r["players"])),
                 "status": r["status"],

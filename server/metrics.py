@@ -1,13 +1,16 @@
 """A small Prometheus registry: counters, gauges and histograms in the text exposition format.
 
-Written here rather than taken from ``prometheus_client`` because the server needs five metrics
-and the exposition format is a page of code; no global registry, one per app.
+Written here rather than taken from ``prometheus_client`` because the server needs a handful of
+metrics and the exposition format is a page of code; no global registry, one per app.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+
+from events.projection import SkippedEvent
+from events.subscription import LogHole
 
 Labels = tuple[tuple[str, str], ...]
 
@@ -105,6 +108,15 @@ class Metrics:
             "chouette_subscriber_lag_events",
             "Events between the log head and the slowest live subscriber.",
         )
+        self.skipped_events = Counter(
+            "chouette_projection_skipped_events_total",
+            "Events a projector could not apply and skipped (listed in /readyz).",
+        )
+        self.log_holes = Gauge(
+            "chouette_log_holes",
+            "1 for a log partition with a hole (a missing position: the store is corrupt; the"
+            " partition and position are in /readyz and the log), 0 once it is filled.",
+        )
         self._sent: dict[object, dict[str, int]] = {}
         self.all: list[Metric] = [
             self.commands,
@@ -112,6 +124,8 @@ class Metrics:
             self.append_latency,
             self.clients,
             self.subscriber_lag,
+            self.skipped_events,
+            self.log_holes,
         ]
 
     # The command service's observer (events.service.CommandObserver).
@@ -124,6 +138,22 @@ class Metrics:
     def append_done(self, seconds: float) -> None:
         """An append of a decided command took ``seconds``."""
         self.append_latency.observe(seconds)
+
+    # A projector's observer (events.projection.Projector.on_skip).
+
+    def event_skipped(self, skipped: SkippedEvent) -> None:
+        """A projector skipped a poison event (this process's count; the record is in the
+        database)."""
+        self.skipped_events.inc(projector=skipped.projector)
+
+    # The live feed's observer (events.subscription.LiveFeed.on_hole).
+
+    def holes_changed(self, holes: list[LogHole]) -> None:
+        """The holes known in the log changed."""
+        for labels in self.log_holes.values:
+            self.log_holes.values[labels] = 0
+        for hole in holes:
+            self.log_holes.set(1, partition=str(hole.partition))
 
     # Subscriber lag: each stream client records the last version it was sent of each stream
     # it follows; at scrape time the handler reads those streams' heads and the gauge is the

@@ -43,6 +43,7 @@ BODIES: list[Any] = [
     h.Login,
     h.GuestRequest,
     h.TokenResponse,
+    h.TicketResponse,
     h.CreateTableRequest,
     h.CommandEnvelope,
     h.CommandResult,
@@ -119,15 +120,28 @@ def _problem(description: str) -> dict[str, Any]:
     return {"description": description, "content": {PROBLEM: {"schema": _ref("Problem")}}}
 
 
+def _too_many() -> dict[str, Any]:
+    """The ``429`` answer of a rate-limited operation (:mod:`server.ratelimit`)."""
+    return {
+        **_problem(TOO_MANY),
+        "headers": {
+            "Retry-After": {
+                "description": "Seconds to wait before trying again.",
+                "schema": {"type": "integer", "minimum": 1},
+            }
+        },
+    }
+
+
 def _slugs(*slugs: str) -> str:
     return ", ".join(f"`{slug}`" for slug in slugs)
 
 
 BAD_BODY = f"The body is not JSON, not `application/json`, or does not fit the schema ({_slugs('malformed-json', 'invalid-field', 'bad-request')}; `field` names the input at fault)"
-BAD_TOKEN = "The `Authorization` header is not `Bearer <token>`, or the token is unknown or revoked (`unauthorized`)"
-NO_TOKEN = (
-    "No token, a malformed `Authorization` header, or an unknown or revoked token (`unauthorized`)"
-)
+BAD_TOKEN = "The `Authorization` header is not `Bearer <token>`, the token is unknown, expired or revoked, or a token was sent in the URL (`unauthorized`)"
+NO_TOKEN = "No token, a malformed `Authorization` header, an unknown, expired or revoked token, or a token in the URL (`unauthorized`)"
+BAD_TICKET = "The ticket is unknown, used or expired (ask `POST /tickets` for another), the `Authorization` header is not `Bearer <token>` or its token is unknown, expired or revoked, or a token was sent in the URL (`unauthorized`)"
+TOO_MANY = "Over a rate limit or a cap (`rate-limited`): wait the `Retry-After` seconds"
 NO_TABLE = "No table has this id (`not-found`)"
 TOO_LARGE = "The body is larger than the server's limit (`too-large`)"
 UNAVAILABLE = f"The database is unavailable ({_slugs('unavailable', 'store-error')}); retry later (commands: with the same `command_id`)"
@@ -160,8 +174,9 @@ BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
 """A token is required."""
 OPTIONAL_BEARER: list[dict[str, list[str]]] = [{"bearer": []}, {}]
 """A token is optional: without one the caller is an anonymous spectator."""
-STREAM_TOKEN: list[dict[str, list[str]]] = [{"bearer": []}, {"token": []}, {}]
-"""Streams: a browser's WebSocket and EventSource cannot set headers, so ``?token=`` too."""
+STREAM_TICKET: list[dict[str, list[str]]] = [{"bearer": []}, {"ticket": []}, {}]
+"""Streams: a browser's WebSocket and EventSource cannot set headers, so a ticket
+(``POST /tickets``) in the URL instead; never the token itself."""
 
 
 def _param(
@@ -180,6 +195,14 @@ TABLE = {
     **_param("table_id", "path", {"type": "string", "format": "uuid"}, "The table id (a UUID)."),
     "example": TABLE_ID,
 }
+
+TICKET = _param(
+    "ticket",
+    "query",
+    {"type": "string"},
+    "A ticket from `POST /tickets`: the connection acts as its account (used up by this"
+    " connection). Without a ticket or the header, the caller is an anonymous spectator.",
+)
 
 
 def _example(summary: str, value: Any, description: str = "") -> dict[str, Any]:
@@ -305,7 +328,14 @@ GUEST_EXAMPLES = {"guest": _example("A guest called Cat", {"display_name": "Cat"
 OVERVIEW = f"""An event-sourced backgammon server for chouettes, matches and money play.
 
 **Getting in.** `POST /guests`, `POST /accounts` or `POST /sessions` answers with a `token`: send \
-it as `Authorization: Bearer <token>` (the *Authorize* button, for *Try it out*).
+it as `Authorization: Bearer <token>` (the *Authorize* button, for *Try it out*), never in a URL. \
+A token expires (an account's after 30 days, a guest's after 7, by default); `DELETE /sessions` \
+revokes it, `DELETE /sessions?everywhere=true` every token of the account. A browser's WebSocket \
+or EventSource cannot send the header: it asks `POST /tickets` for a ticket, good for one \
+connection within seconds, and passes it as `?ticket=`.
+
+**Fair use.** Requests are rate-limited per address and per account, with caps on open tables \
+and open connections; over a limit the answer is `429` with `Retry-After` (seconds).
 
 **Account ids.** Every `player`, `member`, `cube`, `cubes`, `to`, `owner`, `by`, `to_answer`, \
 `winner` and `created_by` field holds **account ids** (the `account_id` of those answers), never a \
@@ -350,9 +380,9 @@ STREAM_MESSAGES = """Each message is an `EventMessage` `{"v": version, "s": "tab
 "t": type, "d": event}`; each stream's versions are gap-free. A team-channel chat message the \
 viewer may not read (the box, spectators) comes as `{"v", "s"}` only, so versions never skip. \
 Resume with `after` (the last table version seen) and `chat_after` (the last chat version). A \
-position that cannot be resumed from (ahead of the stream, negative, or older than the resync \
-window) gets a `Resync` message instead: fetch `GET /tables/{table_id}` and reconnect from its \
-version."""
+position that cannot be resumed from (ahead of the stream, or older than the resync window) gets \
+a `Resync` message instead: fetch `GET /tables/{table_id}` and reconnect from its version. One \
+that is no version at all (negative, or past 2^63 − 1) is a 400."""
 
 
 def build_spec() -> dict[str, Any]:
@@ -368,6 +398,7 @@ def build_spec() -> dict[str, Any]:
                     400: _problem(BAD_BODY),
                     409: _problem("The username is taken (`username-taken`)"),
                     413: _problem(TOO_LARGE),
+                    429: _too_many(),
                     503: _problem(UNAVAILABLE),
                 },
                 body=_json_body("Register", ACCOUNT_EXAMPLES),
@@ -383,6 +414,7 @@ def build_spec() -> dict[str, Any]:
                     400: _problem(BAD_BODY),
                     401: _problem("Wrong username or password (`unauthorized`)"),
                     413: _problem(TOO_LARGE),
+                    429: _too_many(),
                     503: _problem(UNAVAILABLE),
                 },
                 body=_json_body("Login", LOGIN_EXAMPLES),
@@ -390,10 +422,43 @@ def build_spec() -> dict[str, Any]:
             "delete": _op(
                 "Accounts",
                 "Log out",
-                "Revokes the token the request carries.",
-                {204: _answer("Revoked"), 401: _problem(NO_TOKEN), 503: _problem(UNAVAILABLE)},
+                "Revokes the token the request carries; with `everywhere=true`, every token of"
+                " the account (log out everywhere). A WebSocket or SSE connection made with a"
+                " revoked token refuses its commands and closes within seconds.",
+                {
+                    204: _answer("Revoked"),
+                    400: _problem("`everywhere` is not `true` or `false` (`bad-request`)"),
+                    401: _problem(NO_TOKEN),
+                    503: _problem(UNAVAILABLE),
+                },
+                parameters=[
+                    _param(
+                        "everywhere",
+                        "query",
+                        {"type": "boolean", "default": False},
+                        "Revoke every token of the account, not only this one.",
+                    )
+                ],
                 security=BEARER,
             ),
+        },
+        "/tickets": {
+            "post": _op(
+                "Accounts",
+                "A ticket for a stream",
+                "A browser's WebSocket and EventSource cannot send the `Authorization` header,"
+                " and a token must never be in a URL: this answers with a ticket to pass as"
+                " `?ticket=` to `GET /tables/{table_id}/ws` or `/events` instead. A ticket opens"
+                " one connection, within `expires_in` seconds, as the account of the token that"
+                " asked for it; the connection stops when that token is revoked or expires.",
+                {
+                    201: _answer("The ticket", "TicketResponse"),
+                    401: _problem(NO_TOKEN),
+                    429: _too_many(),
+                    503: _problem(UNAVAILABLE),
+                },
+                security=BEARER,
+            )
         },
         "/guests": {
             "post": _op(
@@ -405,6 +470,7 @@ def build_spec() -> dict[str, Any]:
                     201: _answer("The guest account and a token", "TokenResponse"),
                     400: _problem(BAD_BODY),
                     413: _problem(TOO_LARGE),
+                    429: _too_many(),
                     503: _problem(UNAVAILABLE),
                 },
                 body={"required": False, **_json_body("GuestRequest", GUEST_EXAMPLES)},
@@ -463,6 +529,7 @@ def build_spec() -> dict[str, Any]:
                         f"The `command_id` was used for another command ({_slugs('command-id-reused', 'exists')})"
                     ),
                     413: _problem(TOO_LARGE),
+                    429: _too_many(),
                     503: _problem(UNAVAILABLE),
                 },
                 body=_json_body("CreateTableRequest", CREATE_EXAMPLES),
@@ -516,6 +583,7 @@ def build_spec() -> dict[str, Any]:
                     ),
                     413: _problem(TOO_LARGE),
                     422: _problem("An illegal play; `detail` says why (`illegal-play`)"),
+                    429: _too_many(),
                     503: _problem(UNAVAILABLE),
                 },
                 body=_json_body("CommandEnvelope", COMMAND_EXAMPLES),
@@ -529,32 +597,36 @@ def build_spec() -> dict[str, Any]:
                 "Follow a table (WebSocket)",
                 f"The table's events and chat, live. {STREAM_MESSAGES} Send a `CommandEnvelope`"
                 " on the socket to play: the answer is a `CommandReply` (`ctl: result`) or a"
-                " `CommandRefused` (`ctl: error`); commands need a token.",
+                " `CommandRefused` (`ctl: error`); commands need a `ticket` (or the header), and"
+                " once its token is revoked or expired they are refused and the socket closes"
+                " (`1008`).",
                 {
                     101: _answer("Switching to the WebSocket protocol"),
                     400: _problem(
-                        "`after` or `chat_after` is not an integer, or the request is no WebSocket upgrade (`bad-request`, `http-error`)"
+                        "`after` or `chat_after` is not an integer from 0 to 2^63 − 1, or the request is no WebSocket upgrade (`bad-request`, `http-error`)"
                     ),
-                    401: _problem(BAD_TOKEN),
+                    401: _problem(BAD_TICKET),
                     404: _problem(NO_TABLE),
+                    429: _too_many(),
                     503: _problem(UNAVAILABLE),
                 },
                 parameters=[
                     TABLE,
+                    TICKET,
                     _param(
                         "after",
                         "query",
-                        {"type": "integer", "minimum": 0, "default": 0},
+                        {"type": "integer", "minimum": 0, "maximum": h.BIGINT_MAX, "default": 0},
                         "Resume after this table version.",
                     ),
                     _param(
                         "chat_after",
                         "query",
-                        {"type": "integer", "minimum": 0, "default": 0},
+                        {"type": "integer", "minimum": 0, "maximum": h.BIGINT_MAX, "default": 0},
                         "Resume after this chat version.",
                     ),
                 ],
-                security=STREAM_TOKEN,
+                security=STREAM_TICKET,
             )
         },
         "/tables/{table_id}/events": {
@@ -567,24 +639,26 @@ def build_spec() -> dict[str, Any]:
                 {
                     200: _text("`text/event-stream` of `EventMessage`s", "text/event-stream"),
                     400: _problem(
-                        "`after`, `chat_after` or `Last-Event-ID` is malformed (`bad-request`)"
+                        "`after`, `chat_after` or `Last-Event-ID` is malformed or out of range (`bad-request`)"
                     ),
-                    401: _problem(BAD_TOKEN),
+                    401: _problem(BAD_TICKET),
                     404: _problem(NO_TABLE),
+                    429: _too_many(),
                     503: _problem(UNAVAILABLE),
                 },
                 parameters=[
                     TABLE,
+                    TICKET,
                     _param(
                         "after",
                         "query",
-                        {"type": "integer", "minimum": 0, "default": 0},
+                        {"type": "integer", "minimum": 0, "maximum": h.BIGINT_MAX, "default": 0},
                         "Resume after this table version (without `Last-Event-ID`).",
                     ),
                     _param(
                         "chat_after",
                         "query",
-                        {"type": "integer", "minimum": 0, "default": 0},
+                        {"type": "integer", "minimum": 0, "maximum": h.BIGINT_MAX, "default": 0},
                         "Resume after this chat version (without `Last-Event-ID`).",
                     ),
                     _param(
@@ -594,7 +668,7 @@ def build_spec() -> dict[str, Any]:
                         "`<table version>.<chat version>`, the `id` of the last event received.",
                     ),
                 ],
-                security=STREAM_TOKEN,
+                security=STREAM_TICKET,
             )
         },
         "/tables/{table_id}/replay": {
@@ -607,7 +681,7 @@ def build_spec() -> dict[str, Any]:
                 " `version`).",
                 {
                     200: _answer("The table then, and the event", "Replay"),
-                    400: _problem("`at` is not an integer (`bad-request`)"),
+                    400: _problem("`at` is not an integer from 0 to 2^63 − 1 (`bad-request`)"),
                     401: _problem(BAD_TOKEN),
                     404: _problem(f"{NO_TABLE}, or it has no version `at`"),
                     503: _problem(UNAVAILABLE),
@@ -617,7 +691,7 @@ def build_spec() -> dict[str, Any]:
                     _param(
                         "at",
                         "query",
-                        {"type": "integer", "minimum": 1},
+                        {"type": "integer", "minimum": 1, "maximum": h.BIGINT_MAX},
                         "The version, 1 to the table's latest (the default).",
                     ),
                 ],
@@ -631,10 +705,13 @@ def build_spec() -> dict[str, Any]:
                 "Checks every stream of the table: its hash chain, dense versions, each event"
                 " decoded and re-decided by the rules, and each throw re-derived from its game's"
                 " revealed seed (a game still in play is `pending`: its seed is secret). Names"
-                " the first failure per stream with its version. 200 whatever it finds.",
+                " the first failure per stream with its version. 200 whatever it finds. The"
+                " server keeps a table's audit: asked again, it checks only the events appended"
+                " since. Limited per address (`CHOUETTE_RATE_AUDITS`).",
                 {
                     200: _answer("The audit report", "AuditReport"),
                     404: _problem(NO_TABLE),
+                    429: _too_many(),
                     503: _problem(UNAVAILABLE),
                 },
                 parameters=[TABLE],
@@ -690,19 +767,24 @@ def build_spec() -> dict[str, Any]:
                         "partition",
                         "query",
                         {"type": "integer", "minimum": 0, "default": 0},
-                        "The log partition.",
+                        "The log partition, 0 to the server's partitions − 1.",
                     ),
                     _param(
                         "after",
                         "query",
-                        {"type": "integer", "minimum": 0, "default": 0},
+                        {"type": "integer", "minimum": 0, "maximum": h.BIGINT_MAX, "default": 0},
                         "Events after this position.",
                     ),
                     _param(
                         "limit",
                         "query",
-                        {"type": "integer", "minimum": 1, "default": 1000},
-                        "At most this many events (10,000 at most, whatever is asked).",
+                        {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": h.LOG_LIMIT_MAX,
+                            "default": 1000,
+                        },
+                        "At most this many events.",
                     ),
                 ],
                 security=BEARER,
@@ -717,7 +799,12 @@ def build_spec() -> dict[str, Any]:
             "get": _op(
                 "Operations",
                 "Readiness",
-                "The database answers within two seconds.",
+                "The database answers within two seconds. Events the lobby could not apply"
+                " (a stored event whose data its read model cannot hold) are skipped and listed"
+                " here, and leave the server ready: every instance reads the same log and goes"
+                " on past them. The reasons are in the server's log, never in an answer. A hole in"
+                " the log (a missing position, which cannot arise by design) makes it not ready"
+                " at once (`corrupt`, naming the partition and position).",
                 {200: _answer("Ready", "Ready"), 503: _answer("Not ready", "NotReady")},
             )
         },
@@ -824,11 +911,11 @@ def build_spec() -> dict[str, Any]:
                     "scheme": "bearer",
                     "description": "A token from `POST /accounts`, `POST /sessions` or `POST /guests` (for `GET /log`: the auditor token).",
                 },
-                "token": {
+                "ticket": {
                     "type": "apiKey",
                     "in": "query",
-                    "name": "token",
-                    "description": "The same token in the URL, for a browser's WebSocket or EventSource (which cannot send headers).",
+                    "name": "ticket",
+                    "description": "A single-use ticket from `POST /tickets`, for a browser's WebSocket or EventSource (which cannot send headers). A token is never accepted in a URL.",
                 },
             },
         },

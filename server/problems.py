@@ -6,6 +6,9 @@ store errors (conflicts, outages), decoding errors (bad input) and :class:`Probl
 JSON problem with ``type``, ``title``, ``status``, ``detail`` and, where known, the ``field`` at
 fault. Bad input is never a 500, and since a command is appended only after it was decided, no
 error path has written anything.
+
+No answer carries the database driver's text or SQL: a store error is a 503 saying "database
+unavailable", and the detail goes to the server's log with the request's method, path and table.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from events.table import (
     TableExistsError,
     TableNotFoundError,
 )
+from events.types import NAME_PATTERN, TEXT_PATTERN
 from server.keys import CONFIG
 
 log = logging.getLogger("chouette.server")
@@ -104,6 +108,16 @@ def forbidden(detail: str) -> Problem:
 
 _FIELD = re.compile(r"at `\$\.?([^`]*)`")
 _UNKNOWN = re.compile(r"unknown field `([^`]*)`")
+_CONTROL = {
+    f"matching regex {NAME_PATTERN!r}": "may not hold control characters (NUL, tab, newline...)",
+    f"matching regex {TEXT_PATTERN!r}": (
+        "may not hold control characters (NUL...) other than tab and newline"
+    ),
+}
+"""msgspec's words for a string that fails the patterns of events.types, and ours."""
+
+UNAVAILABLE = "database unavailable"
+"""What a 503 says about the database, whatever the driver said (that goes to the log)."""
 
 
 def from_decode_error(exc: msgspec.DecodeError) -> Problem:
@@ -115,6 +129,9 @@ def from_decode_error(exc: msgspec.DecodeError) -> Problem:
     if unknown:
         field = f"{field}.{unknown.group(1)}" if field else unknown.group(1)
     if isinstance(exc, msgspec.ValidationError):
+        for words, ours in _CONTROL.items():
+            if words in text:
+                text = f"`{field}` {ours}" if field else f"a string {ours}"
         return Problem(400, "invalid-field", "Invalid request", text, field=field or None)
     return Problem(400, "malformed-json", "Malformed JSON", f"the body is not valid JSON: {text}")
 
@@ -161,14 +178,28 @@ def to_problem(exc: BaseException) -> Problem | None:
                 503,
                 "unavailable",
                 "Service unavailable",
-                "the database is unavailable; retry with the same command id",
+                f"{UNAVAILABLE}; retry with the same command id",
                 headers={"Retry-After": "1"},
             )
         case CorruptEventError():
             return Problem(500, "corrupt-event", "Corrupt event", str(exc))
         case StoreError():
-            return Problem(503, "store-error", "Store error", str(exc))
+            # The driver's words (SQL, SQLSTATE, values) stay in the log.
+            return Problem(503, "store-error", "Store error", f"{UNAVAILABLE}; retry later")
     return None
+
+
+def log_failure(request: web.Request, exc: BaseException, **ids: object) -> None:
+    """Log a request's 5xx with its detail (the driver's text included, which no answer
+    carries) and the request's ids."""
+    table_id = request.match_info.get("table_id")
+    log.warning(
+        "%s %s failed: %r",
+        request.method,
+        request.path,
+        exc,
+        extra={"path": request.path, "table_id": table_id, **ids},
+    )
 
 
 def problem_response(problem: Problem) -> web.Response:
@@ -210,5 +241,5 @@ async def error_middleware(
             log.exception("unhandled error", extra={"path": request.path})
             problem = Problem(500, "internal", "Internal error", "an unexpected error occurred")
         elif problem.status >= 500:
-            log.warning("request failed: %s", exc, extra={"path": request.path})
+            log_failure(request, exc)
         return problem_response(problem)

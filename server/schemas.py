@@ -14,12 +14,14 @@ holds them.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from events.types import TableKind, TableOptions
+from server.table_view import TableView
 
 __all__ = [
     "COMPONENT",
@@ -43,6 +45,7 @@ __all__ = [
     "Replay",
     "ReplayedEvent",
     "Resync",
+    "SkippedEvent",
     "StreamAudit",
     "TableAuditFailure",
     "TableView",
@@ -69,21 +72,6 @@ EventMessageRef = Annotated[
 ]
 """A :class:`server.handlers.EventMessage` (named, not imported: the handlers will import this
 module, and an import the other way would make a circle)."""
-
-TableView = Annotated[
-    dict[str, Any],
-    Meta(
-        title="TableView",
-        description=(
-            "A table as one viewer sees it (`GET /tables/{table_id}`): one schema for every kind,"
-            " discriminated by `kind` (`money`, `match` or `chouette`)."
-        ),
-    ),
-]
-"""The table view. ``server/table_view.py`` will export it as a msgspec tagged union: this line
-then becomes ``from server.table_view import TableView`` and every schema that names it (the
-``TableView`` component, ``CreatedTable.table``, ``Replay.table``) follows."""
-
 
 # -- errors -----------------------------------------------------------------------------------
 
@@ -127,6 +115,7 @@ class LobbyTable(msgspec.Struct, kw_only=True):
     players: Annotated[
         list[AccountId], Meta(description="Who sits at the table (or is in the chouette's line).")
     ]
+    names: Annotated[dict[str, str], Meta(description="Each player's display name, by account id.")]
     seats: Annotated[int, Meta(description="How many players the table takes.")]
     free_seats: int
     status: Annotated[
@@ -157,6 +146,9 @@ class CreatedTable(msgspec.Struct, kw_only=True):
     id: Annotated[str, Meta(description="The table id (a UUID derived from the command id).")]
     duplicate: bool
     table: TableView
+    events: list[EventMessageRef]
+    """The events the creation recorded (``table_created``), as the table's stream carries
+    them."""
 
 
 # -- the live streams (WebSocket and SSE) ---------------------------------------------------
@@ -319,15 +311,43 @@ class Health(msgspec.Struct, kw_only=True):
     status: Literal["ok"]
 
 
+class SkippedEvent(msgspec.Struct, kw_only=True):
+    """An event a projector could not apply and skipped (recorded for good; the reason is in
+    the server's log and its `projection_skipped` table)."""
+
+    projector: str
+    partition: int
+    position: Annotated[int, Meta(description="Its position in the partition's log.")]
+    stream: str
+    version: int
+    type: str
+    cause: Annotated[
+        Literal["undecodable", "unwritable", "refused"],
+        Meta(
+            description="It does not decode, its data cannot be written to the read model, or"
+            " the projector refused it."
+        ),
+    ]
+    skipped_at: datetime
+
+
 class Ready(msgspec.Struct, kw_only=True):
-    """The database answers (`GET /readyz`)."""
+    """The database answers (`GET /readyz`). Skipped events do not make the server unready:
+    every instance reads the same log, and each goes on past them."""
 
     status: Literal["ready"]
     lobby_lag: Annotated[int, Meta(description="Events the lobby projection is behind the log.")]
+    skipped_events: Annotated[
+        int, Meta(description="How many events the lobby projection has skipped, ever.")
+    ]
+    skipped: Annotated[
+        list[SkippedEvent], Meta(description="The latest of them (20 at most), newest first.")
+    ]
 
 
 class NotReady(msgspec.Struct, kw_only=True):
-    """The database does not answer (`GET /readyz`, 503)."""
+    """The database does not answer, or the log has a hole (`corrupt`: the detail names each
+    partition and position; `GET /readyz`, 503)."""
 
-    status: Literal["unavailable"]
+    status: Literal["unavailable", "corrupt"]
     detail: str

@@ -11,32 +11,43 @@ stream has not reached, or further back than the resync window, gets a ``resync`
 Each subscription catches up from the database and then follows the log; a client that falls
 behind is moved back to reading from the database (see :mod:`events.subscription`), so a slow
 client never grows the server's memory.
+
+A client acts as an account with a ticket (``?ticket=``, from ``POST /tickets``: browsers cannot
+send headers here) or the ``Authorization`` header, never a token in the URL. A connection counts
+against the rate limits and caps of its address and account (:mod:`server.ratelimit`), and stops
+once its token is revoked or expires: a command on it is refused, and :class:`SessionWatch` closes
+it within ``Config.session_check`` seconds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import msgspec
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from events.errors import StoreUnavailableError
+from events.errors import StoreError, StoreUnavailableError
 from events.store import RecordedEvent
 from events.streams import chat_stream, decode_recorded, table_stream
 from events.subscription import LiveFeed
 from events.table import TableState
 from events.types import ChatPosted
+from server import auth, ratelimit
 from server import handlers as h
 from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, SOCKETS, TABLES
-from server.problems import Problem, bad_request, to_problem
+from server.problems import Problem, bad_request, log_failure, to_problem, unauthorized
 
 log = logging.getLogger("chouette.streams")
 
 _encoder = msgspec.json.Encoder()
+
+SSE_KEEP_ALIVE = 15.0
+"""Seconds between the comment lines an idle Server-Sent Events stream is sent."""
 
 
 class Resync(Exception):
@@ -65,8 +76,7 @@ def _readable(rec: RecordedEvent, viewer: str | None) -> bool:
 
 
 def _check_after(stream: str, after: int, head: int, window: int) -> None:
-    if after < 0:
-        raise Resync(stream, after, head, "a version cannot be negative")
+    # A negative version never gets here: the parameters are parsed in range (a 400).
     if after > head:
         raise Resync(
             stream, after, head, f"version {after} is in the future; the stream is at {head}"
@@ -76,12 +86,19 @@ def _check_after(stream: str, after: int, head: int, window: int) -> None:
 
 
 async def _merged(
-    app: web.Application, table_id: str, after: int, chat_after: int
+    app: web.Application,
+    table_id: str,
+    after: int,
+    chat_after: int,
+    stop: asyncio.Event | None = None,
 ) -> AsyncIterator[tuple[str, RecordedEvent]]:
-    """The table and chat streams after the given versions, interleaved as they arrive."""
+    """The table and chat streams after the given versions, interleaved as they arrive, until
+    ``stop`` is set."""
     notifier: LiveFeed = app[LIVE_FEED]
     retry = app[CONFIG].poll_interval
-    queue: asyncio.Queue[tuple[str, RecordedEvent] | BaseException] = asyncio.Queue(maxsize=256)
+    queue: asyncio.Queue[tuple[str, RecordedEvent] | BaseException | None] = asyncio.Queue(
+        maxsize=256
+    )
 
     async def pump(name: str, stream: str, version: int) -> None:
         # A subscription reading the database while it is away ends with StoreUnavailableError:
@@ -103,13 +120,21 @@ async def _merged(
                 await queue.put(exc)
                 return
 
+    async def stopper(stop: asyncio.Event) -> None:
+        await stop.wait()
+        await queue.put(None)
+
     tasks = [
         asyncio.create_task(pump("table", table_stream(table_id), after)),
         asyncio.create_task(pump("chat", chat_stream(table_id), chat_after)),
     ]
+    if stop is not None:
+        tasks.append(asyncio.create_task(stopper(stop)))
     try:
         while True:
             item = await queue.get()
+            if item is None:
+                return
             if isinstance(item, BaseException):
                 raise item
             yield item
@@ -132,17 +157,175 @@ async def _positions(
 
 
 def _int_param(request: web.Request, name: str) -> int:
-    raw = request.query.get(name, "0")
+    """A version to resume after: 0 to the largest a stream can have, or a 400 naming it."""
+    return h.query_int(request, name, 0)
+
+
+# -- who is connecting ------------------------------------------------------------------------
+
+
+class SessionWatch:
+    """The open sockets by the token they act for. Every ``interval`` seconds one query asks
+    which of those tokens are still good, and the sockets of the others are stopped: a revoked
+    or expired token stops acting within the interval, however many sockets are open."""
+
+    def __init__(self, accounts: auth.Accounts, interval: float) -> None:
+        self.accounts = accounts
+        self.interval = interval
+        self._stops: dict[bytes, set[Callable[[], Awaitable[object]]]] = {}
+        self._stopping: set[asyncio.Task[object]] = set()
+
+    @contextlib.contextmanager
+    def watching(
+        self, session: auth.Session | None, stop: Callable[[], Awaitable[object]]
+    ) -> Iterator[None]:
+        """While in the block, ``stop()`` is awaited (once) if the session's token ends."""
+        if session is None:
+            yield
+            return
+        self._stops.setdefault(session.token_hash, set()).add(stop)
+        try:
+            yield
+        finally:
+            stops = self._stops.get(session.token_hash)
+            if stops is not None:
+                stops.discard(stop)
+                if not stops:
+                    del self._stops[session.token_hash]
+
+    async def run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            await self.check()
+
+    async def check(self) -> None:
+        """Stop the sockets whose token is no longer good (the database away: none)."""
+        asked = list(self._stops)
+        if not asked:
+            return
+        try:
+            valid = await self.accounts.valid_tokens(asked)
+        except StoreError as exc:
+            log.warning("cannot check the sockets' tokens: %s", exc)
+            return
+        # Only the tokens asked about: a socket opened during the query is not judged by it.
+        for digest in asked:
+            if digest in valid:
+                continue
+            for stop in self._stops.pop(digest, ()):
+                task: asyncio.Task[object] = asyncio.ensure_future(stop())
+                self._stopping.add(task)
+                task.add_done_callback(self._stopping.discard)
+
+
+WATCH = web.AppKey("session_watch", SessionWatch)
+
+
+class EventStreams:
+    """The open Server-Sent Events streams. A stream ends only when its handler returns, so
+    shutdown ends each (as it closes the WebSockets) rather than wait for the client to go."""
+
+    def __init__(self) -> None:
+        self._stops: set[asyncio.Event] = set()
+
+    @contextlib.contextmanager
+    def open(self, stop: asyncio.Event) -> Iterator[None]:
+        """While in the block, :meth:`close_all` sets ``stop``."""
+        self._stops.add(stop)
+        try:
+            yield
+        finally:
+            self._stops.discard(stop)
+
+    def close_all(self) -> None:
+        for stop in self._stops:
+            stop.set()
+
+
+EVENT_STREAMS = web.AppKey("event_streams", EventStreams)
+
+
+async def watch_sessions(app: web.Application) -> AsyncIterator[None]:
+    """The app's :class:`SessionWatch` (a cleanup context, after the database's)."""
+    watch = app[WATCH] = SessionWatch(app[auth.ACCOUNTS], app[CONFIG].session_check)
+    task = asyncio.create_task(watch.run())
     try:
-        return int(raw)
-    except ValueError:
-        raise bad_request(f"{name} must be an integer, not {raw!r}", field=name) from None
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def _stream_session(request: web.Request) -> auth.Session | None:
+    """Who connects: a ticket's session (the account was counted when it was issued), the
+    header's (counted now), or nobody."""
+    ticket = request.query.get("ticket")
+    token = h.bearer(request)  # a token in the URL is refused here
+    if ticket is not None:
+        return await request.app[auth.ACCOUNTS].redeem_ticket(ticket)
+    if token is None:
+        return None
+    session = await request.app[auth.ACCOUNTS].session(token)
+    request.app[ratelimit.LIMITS].hit("sockets_account", session.account.account_id)
+    return session
+
+
+@contextlib.asynccontextmanager
+async def _admitted(request: web.Request) -> AsyncIterator[auth.Session | None]:
+    """A stream connection within the limits of its address and account, held open (for the
+    caps) while in the block; yields who connects.
+
+    :raises Problem: 429 over a limit or cap, 401 for a bad ticket or token.
+    """
+    limits = request.app[ratelimit.LIMITS]
+    address = limits.address(request)
+    limits.hit("sockets_address", address)
+    session = await _stream_session(request)
+    with limits.socket(session.account.account_id if session else None, address):
+        yield session
+
+
+async def _still_valid(request: web.Request, session: auth.Session | None) -> bool:
+    """Whether a socket's token may still act (checked as each command arrives)."""
+    if session is None:
+        return True
+    try:
+        return await request.app[auth.ACCOUNTS].is_valid(session.token_hash)
+    except StoreError:
+        return True  # the database is away: the command itself is answered with a 503
+
+
+async def _set(event: asyncio.Event) -> None:
+    event.set()
+
+
+def _command_id(data: str | bytes) -> str | None:
+    """The ``command_id`` of a socket message, if it has a readable one."""
+    try:
+        return str(msgspec.json.decode(data, type=_Envelope).command_id)
+    except (msgspec.DecodeError, ValueError):
+        return None
+
+
+class _Envelope(msgspec.Struct):
+    command_id: str | None = None
+
+
+# -- the WebSocket ----------------------------------------------------------------------------
 
 
 async def websocket(request: web.Request) -> web.StreamResponse:
     """``GET /tables/{id}/ws?after=N&chat_after=M``: events out, commands in."""
     table_id = h._table_id(request)
-    account = await h.current_account(request, required=False)
+    async with _admitted(request) as session:
+        return await _websocket(request, table_id, session)
+
+
+async def _websocket(
+    request: web.Request, table_id: str, session: auth.Session | None
+) -> web.StreamResponse:
+    account = session.account if session else None
     viewer = account.account_id if account else None
     after, chat_after = _int_param(request, "after"), _int_param(request, "chat_after")
     ws = web.WebSocketResponse(heartbeat=20, max_msg_size=request.app[CONFIG].max_body)
@@ -174,11 +357,30 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             await ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"stream failed; resume")
 
     pump = asyncio.create_task(writer())
-    with request.app[LOBBY].watching(table_id, viewer not in state.players):
+    revoked = functools.partial(
+        ws.close, code=WSCloseCode.POLICY_VIOLATION, message=b"the token was revoked or expired"
+    )
+    with (
+        request.app[LOBBY].watching(table_id, viewer not in state.players),
+        request.app[WATCH].watching(session, revoked),
+    ):
         try:
             async for msg in ws:
                 if msg.type is not WSMsgType.TEXT and msg.type is not WSMsgType.BINARY:
                     continue
+                if not await _still_valid(request, session):
+                    refused = unauthorized(auth.INVALID_TOKEN)
+                    await ws.send_bytes(
+                        _encoder.encode(
+                            {
+                                "ctl": "error",
+                                "command_id": _command_id(msg.data),
+                                "problem": refused.body(),
+                            }
+                        )
+                    )
+                    await revoked()
+                    break
                 reply = await _ws_command(request, table_id, account, msg.data)
                 await ws.send_bytes(_encoder.encode(reply))
                 if pump.done():
@@ -194,7 +396,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
 
 
 async def _ws_command(
-    request: web.Request, table_id: str, account: object, data: str | bytes
+    request: web.Request, table_id: str, account: auth.Account | None, data: str | bytes
 ) -> dict[str, object]:
     """Run one command received on a socket; answer with its result or its problem."""
     command_id: str | None = None
@@ -203,10 +405,10 @@ async def _ws_command(
         command_id = str(body.command_id)
         # After decoding, so that the refusal names the command id it answers.
         if account is None:
-            raise Problem(
-                401, "unauthorized", "Unauthorized", "connect with a token to send commands"
+            raise unauthorized(
+                "connect with a ticket (or the Authorization header) to send commands"
             )
-        result = await h.run_command(request.app, table_id, account, body)  # type: ignore[arg-type]
+        result = await h.run_command(request.app, table_id, account, body)
         # The result's fields as they are (not to_builtins, which cannot take the events'
         # msgspec.Raw payloads): the encoder writes them exactly as over HTTP.
         return {"ctl": "result", **{f: getattr(result, f) for f in result.__struct_fields__}}
@@ -215,6 +417,8 @@ async def _ws_command(
         if problem is None:
             log.exception("command on socket failed", extra={"table_id": table_id})
             problem = Problem(500, "internal", "Internal error", "an unexpected error occurred")
+        elif problem.status >= 500:
+            log_failure(request, exc, command_id=command_id)
         return {"ctl": "error", "command_id": command_id, "problem": problem.body()}
 
 
@@ -224,17 +428,30 @@ def _last_event_id(request: web.Request) -> tuple[int, int]:
         return _int_param(request, "after"), _int_param(request, "chat_after")
     table, _, chat = raw.partition(".")
     try:
-        return int(table), int(chat or 0)
-    except ValueError:
-        raise bad_request(f"Last-Event-ID must be '<table>.<chat>', not {raw!r}") from None
+        return (
+            h.int_in_range("Last-Event-ID", table, 0, h.BIGINT_MAX),
+            h.int_in_range("Last-Event-ID", chat or "0", 0, h.BIGINT_MAX),
+        )
+    except Problem:
+        raise bad_request(
+            f"Last-Event-ID must be '<table>.<chat>', two versions from 0 to {h.BIGINT_MAX},"
+            f" not {raw[:60]!r}",
+            field="Last-Event-ID",
+        ) from None
 
 
 async def sse(request: web.Request) -> web.StreamResponse:
     """``GET /tables/{id}/events``: the same events as Server-Sent Events; ``id`` is
     ``<table version>.<chat version>`` so ``Last-Event-ID`` resumes both streams."""
     table_id = h._table_id(request)
-    account = await h.current_account(request, required=False)
-    viewer = account.account_id if account else None
+    async with _admitted(request) as session:
+        return await _sse(request, table_id, session)
+
+
+async def _sse(
+    request: web.Request, table_id: str, session: auth.Session | None
+) -> web.StreamResponse:
+    viewer = session.account.account_id if session else None
     after, chat_after = _last_event_id(request)
     resp = web.StreamResponse(
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
@@ -251,10 +468,27 @@ async def sse(request: web.Request) -> web.StreamResponse:
     metrics.sent(resp, table_stream(table_id), after)
     metrics.sent(resp, chat_stream(table_id), chat_after)
 
-    with request.app[LOBBY].watching(table_id, viewer not in state.players):
+    stopped = asyncio.Event()
+
+    async def keep_alive() -> None:
+        # A comment line now and then: a client that went away is noticed (the write fails)
+        # even at a quiet table, so its connection stops counting against the caps.
+        try:
+            while True:
+                await asyncio.sleep(SSE_KEEP_ALIVE)
+                await resp.write(b": keep-alive\n\n")
+        except (ConnectionError, RuntimeError):
+            stopped.set()
+
+    beat = asyncio.create_task(keep_alive())
+    with (
+        request.app[LOBBY].watching(table_id, viewer not in state.players),
+        request.app[WATCH].watching(session, functools.partial(_set, stopped)),
+        request.app[EVENT_STREAMS].open(stopped),
+    ):
         versions = {"table": after, "chat": chat_after}
         try:
-            async for name, rec in _merged(request.app, table_id, after, chat_after):
+            async for name, rec in _merged(request.app, table_id, after, chat_after, stopped):
                 visible = name != "chat" or _readable(rec, viewer)
                 versions[name] = rec.version
                 body = _encoder.encode(h.message(rec, name, visible))
@@ -268,6 +502,7 @@ async def sse(request: web.Request) -> web.StreamResponse:
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
+            beat.cancel()
             metrics.clients.inc(-1, kind="sse")
             metrics.gone(resp)
     return resp

@@ -1,23 +1,329 @@
-"""What clients see: a table's state as JSON, for one viewer.
+"""The table view: a table's state as one viewer sees it, the answer of ``GET /tables/{id}``.
 
-``GET /tables/{id}`` answers with :func:`table_view`: the Position ID and Match ID, whose turn it
-is and what the viewer may do, the legal plays of the player on roll in notation, every cube,
-the line and the ledger.
+One documented schema for every kind of table (:data:`TableView`, discriminated by ``kind``),
+so a client draws any table with one piece of code and knows no rules: the board from the
+viewer's side, whose turn it is and who the table waits for (by account id, and in a sentence
+with names), every cube, the legal plays of the player to move with the single-die routes a
+board needs to offer them (:func:`engine.routes.play_routes`), and the commands the viewer may
+send now.
+
+Every ``player``, ``member``, ``owner``, ``by`` and ``to_answer`` is an account id; display names
+are in ``players``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
+
+import msgspec
 
 from engine.actions import Action
-from engine.errors import InvalidIdError
+from engine.chouette import TARGETED_ACTIONS, Chouette, ChouetteGame, Side
+from engine.errors import EngineError, InvalidIdError
 from engine.game import Game, Phase
+from engine.moves import Play
 from engine.notation import format_play
+from engine.position import Position
+from engine.routes import play_routes
+from events.chat import team_can_read
 from events.table import TableState
-from server.chouette_table_view import chouette_role, chouette_view
+from events.types import TableOptions
+
+__all__ = [
+    "ChouetteTableView",
+    "CubeView",
+    "GameView",
+    "LegalPlayView",
+    "MatchTableView",
+    "MoneyTableView",
+    "PlayerView",
+    "SideView",
+    "TableView",
+    "role_of",
+    "table_view",
+]
+
+Role = Literal["player", "box", "captain", "member", "waiting", "settled", "spectator", "anonymous"]
+"""``player``: seated at a two-player table. In a chouette: ``box``, ``captain`` (the acting
+captain), ``member`` (on the team, in this game), ``settled`` (on the team, their game against
+the box already settled: dropped, resigned, or won by the box's drop), ``waiting`` (at the
+table, not in this game: before the first game, or joined during one). ``spectator``: logged in,
+not at the table; ``anonymous``: no token."""
 
 
-def _game_view(state: TableState, game: Game, viewer: str | None) -> dict[str, Any]:
+class PlayerView(msgspec.Struct, kw_only=True):
+    id: str
+    """The account id."""
+    name: str
+    """The display name."""
+    seat: int | None = None
+    """0 or 1 at a two-player table; null in a chouette."""
+    role: Role
+
+
+class SideView(msgspec.Struct, kw_only=True):
+    """One side of the board."""
+
+    label: str
+    """A seated player's name, or ``Box`` / ``Team``."""
+    players: list[str]
+    """Who plays this side: the seated player; the box; the team members still in the game."""
+    board: list[int]
+    """26 checker counts in this side's own numbering: 0 borne off, 1..24 the points (1..6 its
+    home board), 25 the bar."""
+    pips: int
+    """This side's pip count."""
+    off: int
+    """Checkers borne off."""
+
+
+class LegalPlayView(msgspec.Struct, kw_only=True):
+    notation: str
+    """The play in standard notation, as ``move`` takes it."""
+    steps: list[list[tuple[int, int, bool]]]
+    """Each way to make the play one checker and one die at a time: ``[from, to, hits]`` in the
+    mover's numbering (25 the bar, 0 off). A non-double that moves one checker with both dice
+    may have two routes; every other play has one."""
+
+
+class PendingView(msgspec.Struct, kw_only=True):
+    by: str
+    to_answer: str
+    value: int
+    """The cube's value if the double (or beaver) is taken."""
+    beavered: bool
+
+
+class ResignationView(msgspec.Struct, kw_only=True):
+    by: str
+    to_answer: str
+    level: int
+    """1 single, 2 gammon, 3 backgammon."""
+
+
+class SettlementView(msgspec.Struct, kw_only=True):
+    winner: str
+    loser: str
+    result: int
+    """1 single, 2 gammon, 3 backgammon, as counted (Jacoby applied)."""
+    cube: int
+    points: int
+    how: str
+    """bear_off, drop, resign or leave."""
+
+
+class CubeView(msgspec.Struct, kw_only=True):
+    """A doubling cube: the table's one cube, or in a chouette one member's own."""
+
+    member: str | None
+    """The member whose cube it is (chouette); null at a two-player table."""
+    value: int
+    owner: str | None
+    """Who owns it; null while it is in the middle."""
+    turned: bool
+    """Chouette: a double on it was offered and taken this game (Jacoby, "no cube, no talk")."""
+    in_game: bool
+    """Whether the game on this cube goes on."""
+    pending: PendingView | None = None
+    resignation: ResignationView | None = None
+    settlement: SettlementView | None = None
+    match_id: str | None = None
+    """GNU Backgammon's Match ID of the game on this cube (null when it does not fit one)."""
+
+
+class GameView(msgspec.Struct, kw_only=True):
+    number: int
+    phase: Literal["opening", "roll", "move", "doubled", "resignation", "over"]
+    """``opening``: the opening throw is due (``roll``); ``roll``: the player on roll may double,
+    resign or roll; ``move``: the dice are thrown; ``doubled``/``resignation`` (two-player
+    tables): an answer is due; in a chouette, answers are due on each member's cube."""
+    sides: list[SideView]
+    """``sides[0]`` is the viewer's side (their seat; the box or the team in a chouette; a
+    spectator sees seat 0 or the team), ``sides[1]`` the other."""
+    turn: int | None
+    """The index in ``sides`` of the side on turn (null during the opening throw)."""
+    on_roll: str | None
+    """Who throws and moves for the side on turn."""
+    to_act: list[str]
+    """Everyone the table waits for now: the player to roll or move, or those who owe an answer
+    (several members answer the box's double at once)."""
+    status: str
+    """What the table waits for, in a sentence with names."""
+    dice: tuple[int, int] | None
+    position_id: str
+    """GNU Backgammon's Position ID, seen by the side on roll."""
+    match_id: str | None
+    dice_commitment: str
+    """SHA-256 of this game's secret dice seed, revealed in ``game_ended``."""
+    cubes: list[CubeView]
+    """The table's cube, or every member's own cube in a chouette."""
+    legal_plays: list[LegalPlayView]
+    """The legal plays of ``on_roll`` once the dice are thrown (a turn with none passes at
+    once, so this is never empty in the ``move`` phase)."""
+    result: SettlementView | None = None
+    """Two-player tables, once the game is over."""
+
+
+class HistorySettlement(msgspec.Struct, kw_only=True):
+    member: str
+    winner: str
+    points: int
+    how: str
+
+
+class HistoryGame(msgspec.Struct, kw_only=True):
+    game: int
+    box: str
+    captain: str
+    settlements: list[HistorySettlement]
+
+
+class _Base(msgspec.Struct, kw_only=True, tag_field="kind"):
+    id: str
+    name: str
+    options: TableOptions
+    version: int
+    """The table stream's version this view reflects."""
+    created_by: str
+    players: list[PlayerView]
+    """Everyone at the table: the seated players, or the chouette's members in join order."""
+    role: Role
+    """The viewer's role."""
+    allowed: list[str]
+    """The commands the viewer may send now (``roll`` throws the opening throw too)."""
+    targets: dict[str, list[str]]
+    """Chouette, the box: for ``double``, ``take``, ``drop``, ``beaver``, ``resign``,
+    ``accept`` and ``decline``, the members whose cubes it may name in ``cubes``, ``cube`` or
+    ``to``. Empty otherwise."""
+    channels: list[Literal["table", "team"]]
+    """The chat channels the viewer may post on now."""
+    reads_team: bool
+    """Whether the viewer may read the team's channel (never the box)."""
+    ledger: dict[str, int]
+    """Points won (positive) or lost per player over the table's life."""
+    in_game: bool
+    game: GameView | None = None
+
+
+class _TwoPlayer(_Base, kw_only=True):
+    seats: list[str | None]
+    """Who sits in seats 0 and 1."""
+    score: list[int] | None = None
+    match_length: int = 0
+    crawford: bool = False
+    match_winner: str | None = None
+
+
+class MoneyTableView(_TwoPlayer, kw_only=True, tag="money"):
+    """A money table: two players, games settled at the cube's value."""
+
+
+class MatchTableView(_TwoPlayer, kw_only=True, tag="match"):
+    """A match to ``match_length`` points."""
+
+
+class ChouetteTableView(_Base, kw_only=True, tag="chouette"):
+    """A chouette: one box against a team led by a captain."""
+
+    line: list[str]
+    """The line: the box, the captain, then the others in order."""
+    box: str | None
+    captain: str | None
+    acting_captain: str | None
+    """Who plays the team's checkers now (the captain, or the next member in line once the
+    captain's own game is over)."""
+    history: list[HistoryGame]
+    text: str = ""
+    """The table as text (GNU Backgammon style plus the line and cubes)."""
+
+
+TableView = MoneyTableView | MatchTableView | ChouetteTableView
+
+
+# -- shared pieces ------------------------------------------------------------------------
+
+
+def _side(label: str, players: list[str], board: tuple[int, ...]) -> SideView:
+    return SideView(
+        label=label,
+        players=players,
+        board=list(board),
+        pips=sum(i * n for i, n in enumerate(board) if i),
+        off=board[0],
+    )
+
+
+def _legal(
+    position: Position, dice: tuple[int, int] | None, plays: tuple[Play, ...]
+) -> list[LegalPlayView]:
+    if dice is None:
+        return []
+    return [
+        LegalPlayView(
+            notation=format_play(position, p.moves),
+            steps=[list(route) for route in play_routes(position, dice, p)],
+        )
+        for p in plays
+    ]
+
+
+def _names(state: TableState, players: list[str] | tuple[str, ...]) -> str:
+    names = [state.display_name(p) for p in players]
+    if len(names) <= 2:
+        return " and ".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _command(action: Action) -> str:
+    """The command that takes an engine action (the opening throw is sent as ``roll``)."""
+    return "roll" if action is Action.OPENING_THROW else action.value
+
+
+def role_of(state: TableState, viewer: str | None) -> Role:
+    """The viewer's role at the table (see :data:`Role`)."""
+    if viewer is None:
+        return "anonymous"
+    if state.kind != "chouette":
+        return "player" if state.seat_of(viewer) is not None else "spectator"
+    if viewer not in state.members:
+        return "spectator"
+    ch = state.chouette
+    if ch is None:
+        return "waiting"
+    match ch.role(viewer):
+        case "box" | "captain" | "member" | "waiting" as role:
+            return role
+        case "out":
+            return "settled"
+    return "waiting"
+
+
+def _channels(state: TableState, viewer: str | None) -> list[Literal["table", "team"]]:
+    if viewer is None or (viewer not in state.players and viewer != state.created_by):
+        return []
+    channels: list[Literal["table", "team"]] = ["table"]
+    ch = state.chouette
+    if ch is not None and (ch.may_advise(viewer) or viewer == ch.acting_captain):
+        channels.append("team")
+    return channels
+
+
+def _players(state: TableState) -> list[PlayerView]:
+    return [
+        PlayerView(
+            id=p,
+            name=state.display_name(p),
+            seat=state.seat_of(p) if state.kind != "chouette" else None,
+            role=role_of(state, p),
+        )
+        for p in state.players
+    ]
+
+
+# -- money and match ----------------------------------------------------------------------
+
+
+def _duel_game(state: TableState, game: Game, viewer: str | None) -> GameView:
     series = state.match
     assert series is not None
     seats = state.seats
@@ -25,47 +331,85 @@ def _game_view(state: TableState, game: Game, viewer: str | None) -> dict[str, A
     def who(i: int | None) -> str | None:
         return None if i is None else seats[i]
 
-    seat = state.seat_of(viewer) if viewer else None
-    view: dict[str, Any] = {
-        "number": state.game_no,
-        "phase": game.phase.value,
-        "turn": who(game.turn) if game.phase is not Phase.OPENING else None,
-        "to_act": who(game.to_act),
-        "dice": list(game.dice) if game.dice else None,
-        "position_id": game.position_id(),
-        "match_id": _match_id(game, series.length, series.score, series.crawford),
-        "board": _board(game),
-        "cube": {"value": game.cube.value, "owner": who(game.cube.owner)},
-        "pending_double": None,
-        "resignation": None,
-        "legal_plays": [format_play(game.position, p.moves) for p in game.legal_plays()],
-        "dice_commitment": state.commitment,
-        "allowed": sorted(_command(a) for a in game.allowed(seat)) if seat is not None else [],
-    }
+    def name(i: int | None) -> str:
+        p = who(i)
+        return state.display_name(p) if p else "nobody"
+
+    mine = state.seat_of(viewer) if viewer else None
+    me = mine if mine is not None else 0
+    sides = [
+        _side(name(k), [p] if (p := seats[k]) else [], game.position_for(k).me)
+        for k in (me, 1 - me)
+    ]
+    opening = game.phase is Phase.OPENING
+    acting = who(game.to_act)
+    to_act = [p for p in seats if p] if opening else [acting] if acting else []
+    cube = CubeView(
+        member=None,
+        value=game.cube.value,
+        owner=who(game.cube.owner),
+        turned=False,
+        in_game=not game.is_over,
+        match_id=_match_id(game, series.length, series.score, series.crawford),
+    )
     if game.pending is not None:
-        view["pending_double"] = {
-            "by": who(game.pending.doubler),
-            "to_answer": who(game.pending.responder),
-            "value": game.pending.value,
-            "beavered": game.pending.beavered,
-        }
+        cube.pending = PendingView(
+            by=who(game.pending.doubler) or "",
+            to_answer=who(game.pending.responder) or "",
+            value=game.pending.value,
+            beavered=game.pending.beavered,
+        )
     if game.resignation is not None:
-        view["resignation"] = {"by": who(game.resignation.by), "level": int(game.resignation.level)}
+        cube.resignation = ResignationView(
+            by=who(game.resignation.by) or "",
+            to_answer=who(1 - game.resignation.by) or "",
+            level=int(game.resignation.level),
+        )
+    result = None
     if game.result is not None:
-        view["result"] = {
-            "winner": who(game.result.winner),
-            "result": int(game.result.result),
-            "cube": game.result.cube,
-            "points": game.result.points,
-            "how": game.result.how,
-        }
-    return view
-
-
-def _command(action: Action) -> str:
-    """The command that takes an engine action: ``allowed`` names commands a client can send,
-    and the opening throw is sent as ``roll``."""
-    return "roll" if action is Action.OPENING_THROW else action.value
+        r = game.result
+        result = SettlementView(
+            winner=who(r.winner) or "",
+            loser=who(1 - r.winner) or "",
+            result=int(r.result),
+            cube=r.cube,
+            points=r.points,
+            how=r.how,
+        )
+        cube.settlement = result
+    match game.phase:
+        case Phase.OPENING:
+            status = f"Waiting for the opening throw: {name(0)} or {name(1)} throws."
+        case Phase.ROLL:
+            may = " or double" if game.can_double(game.turn) else ""
+            status = f"Waiting for {name(game.turn)} to roll{may}."
+        case Phase.MOVE:
+            assert game.dice is not None
+            status = f"Waiting for {name(game.turn)} to move {game.dice[0]}-{game.dice[1]}."
+        case Phase.DOUBLED:
+            status = f"Waiting for {name(game.to_act)} to take or drop the double."
+        case Phase.RESIGNATION:
+            status = f"Waiting for {name(game.to_act)} to accept or decline the resignation."
+        case _:
+            assert result is not None
+            won = result.points
+            status = f"{state.display_name(result.winner)} won {won} point{'s' * (won != 1)}."
+    return GameView(
+        number=state.game_no,
+        phase=game.phase.value,
+        sides=sides,
+        turn=None if opening else (0 if game.turn == me else 1),
+        on_roll=None if opening or game.is_over else who(game.turn),
+        to_act=to_act,
+        status=status,
+        dice=game.dice,
+        position_id=game.position_id(),
+        match_id=cube.match_id,
+        dice_commitment=state.commitment,
+        cubes=[cube],
+        legal_plays=_legal(game.position, game.dice, game.legal_plays()),
+        result=result,
+    )
 
 
 def _match_id(game: Game, length: int, score: tuple[int, int], crawford: bool) -> str | None:
@@ -77,39 +421,14 @@ def _match_id(game: Game, length: int, score: tuple[int, int], crawford: bool) -
         return None
 
 
-def _board(game: Game) -> dict[str, Any]:
-    """Both sides in their own numbering: index 0 off, 1..24 points, 25 bar."""
-    return {"on_roll": list(game.position.me), "other": list(game.position.opp)}
-
-
-def table_view(state: TableState, viewer: str | None) -> dict[str, Any]:
-    """The table as ``viewer`` (an account id, or None for an anonymous spectator) sees it."""
-    view: dict[str, Any] = {
-        "id": state.table_id,
-        "kind": state.kind,
-        "name": state.name,
-        "options": {f: getattr(state.options, f) for f in state.options.__struct_fields__},
-        "version": state.version,
-        "created_by": state.created_by,
-        "players": [{"id": p, "name": state.display_name(p)} for p in state.players],
-        "ledger": dict(state.ledger),
-        "in_game": state.in_game,
-        "role": role_of(state, viewer),
-    }
-    if state.kind == "chouette":
-        view.update(chouette_view(state, viewer))
-        return view
-    view["seats"] = list(state.seats)
+def _two_player(state: TableState, viewer: str | None, **base: object) -> TableView:
     series = state.match
-    if series is not None:
-        view["score"] = list(series.score)
-        view["match_length"] = series.length
-        view["crawford"] = series.crawford
-        view["match_winner"] = state.match_winner or None
-        if series.game is not None:
-            view["game"] = _game_view(state, series.game, viewer)
-    allowed = set(view.get("game", {}).get("allowed", []))
-    if viewer and state.seat_of(viewer) is not None:
+    game = series.game if series is not None else None
+    seat = state.seat_of(viewer) if viewer else None
+    allowed: set[str] = set()
+    if game is not None and seat is not None:
+        allowed |= {_command(a) for a in game.allowed(seat)}
+    if seat is not None:
         if not state.in_game:
             allowed.add("leave")
             if None not in state.seats and not state.match_winner:
@@ -119,14 +438,198 @@ def table_view(state: TableState, viewer: str | None) -> dict[str, Any]:
         allowed.add("chat")
     elif viewer and None in state.seats and not state.match_winner:
         allowed.add("join")
-    view["allowed"] = sorted(allowed)
-    return view
+    cls = MatchTableView if state.kind == "match" else MoneyTableView
+    return cls(
+        **base,  # type: ignore[arg-type]
+        allowed=sorted(allowed),
+        targets={},
+        game=_duel_game(state, game, viewer) if game is not None else None,
+        seats=list(state.seats),
+        score=list(series.score) if series is not None else None,
+        match_length=series.length if series is not None else state.options.match_length,
+        crawford=series.crawford if series is not None else False,
+        match_winner=state.match_winner or None,
+    )
 
 
-def role_of(state: TableState, viewer: str | None) -> str:
-    """The viewer's role: player, box, captain, member, dropped, spectator or anonymous."""
-    if viewer is None:
-        return "anonymous"
-    if state.kind == "chouette" and state.chouette is not None:
-        return chouette_role(state, viewer)
-    return "player" if state.seat_of(viewer) is not None else "spectator"
+# -- chouette -----------------------------------------------------------------------------
+
+
+def _member_cubes(state: TableState, ch: Chouette, g: ChouetteGame) -> list[CubeView]:
+    cubes = []
+    for m in g.members:
+
+        def side(s: int, member: str = m.player) -> str:
+            return g.box if s == Side.BOX else member
+
+        cube = CubeView(
+            member=m.player,
+            value=m.cube.value,
+            owner=None if m.cube.owner is None else side(m.cube.owner),
+            turned=m.turned,
+            in_game=m.in_game,
+        )
+        if m.pending is not None:
+            cube.pending = PendingView(
+                by=side(m.pending.doubler),
+                to_answer=side(m.pending.responder),
+                value=m.pending.value,
+                beavered=m.pending.beavered,
+            )
+        if m.resignation is not None:
+            cube.resignation = ResignationView(
+                by=side(m.resignation.by),
+                to_answer=side(Side(1 - m.resignation.by)),
+                level=int(m.resignation.level),
+            )
+        if m.settlement is not None:
+            s = m.settlement
+            cube.settlement = SettlementView(
+                winner=s.winner,
+                loser=s.loser,
+                result=int(s.result),
+                cube=s.cube,
+                points=s.points,
+                how=s.how.value,
+            )
+        try:
+            cube.match_id = ch.match_id(m.player)
+        except EngineError:
+            cube.match_id = None
+        cubes.append(cube)
+    return cubes
+
+
+def _chouette_game(
+    state: TableState, ch: Chouette, g: ChouetteGame, viewer: str | None
+) -> GameView:
+    mine = Side.BOX if viewer == g.box else Side.TEAM
+    opening = g.phase is Phase.OPENING
+
+    def side_view(s: Side) -> SideView:
+        if s == Side.BOX:
+            return _side("Box", [g.box], g.position_for(Side.BOX).me)
+        return _side("Team", list(g.in_game), g.position_for(Side.TEAM).me)
+
+    waiting = list(ch.waiting_for())
+    if opening:
+        to_act = [g.box, g.captain]
+        status = (
+            f"Waiting for the opening throw: {_names(state, [g.box, g.captain])} "
+            "(the box or the captain) throws."
+        )
+    elif waiting:
+        to_act = waiting
+        status = f"Waiting for {_names(state, waiting)} to answer."
+    elif g.is_over:
+        to_act = []
+        status = "The game is over."
+    else:
+        roller = ch.on_roll
+        to_act = [roller] if roller else []
+        who = state.display_name(roller) if roller else "nobody"
+        if g.phase is Phase.MOVE and g.dice is not None:
+            status = f"Waiting for {who} to move {g.dice[0]}-{g.dice[1]}."
+        else:
+            status = f"Waiting for {who} to roll or double."
+    return GameView(
+        number=state.game_no,
+        phase=g.phase.value,
+        sides=[side_view(mine), side_view(Side(1 - mine))],
+        turn=None if opening or g.is_over else (0 if g.turn == mine else 1),
+        on_roll=ch.on_roll,
+        to_act=to_act,
+        status=status,
+        dice=g.dice,
+        position_id=g.position.position_id(),
+        match_id=None,
+        dice_commitment=state.commitment,
+        cubes=_member_cubes(state, ch, g),
+        legal_plays=_legal(g.position, g.dice, ch.legal_plays()),
+    )
+
+
+def _chouette(state: TableState, viewer: str | None, **base: object) -> ChouetteTableView:
+    ch = state.chouette
+    allowed: set[str] = set()
+    targets: dict[str, list[str]] = {}
+    if viewer is not None and viewer not in state.members:
+        allowed.add("join")
+    if viewer is not None and viewer in state.members:
+        allowed.add("chat")
+        if ch is None:
+            allowed.add("leave")
+            if len(state.members) >= 2:
+                allowed.add("start_game")
+        else:
+            allowed |= {
+                _command(a)
+                for a in ch.allowed(viewer)
+                if a not in (Action.ORDER_THROW, Action.ADVISE)
+            }
+            if state.in_game and not state.dice_counter:
+                allowed.add("add_seed")
+            for a in sorted(TARGETED_ACTIONS):
+                names = ch.targets(viewer, a)
+                if names:
+                    targets[a.value] = sorted(names)
+    if ch is None:
+        return ChouetteTableView(
+            **base,  # type: ignore[arg-type]
+            allowed=sorted(allowed),
+            targets=targets,
+            line=[],
+            box=None,
+            captain=None,
+            acting_captain=None,
+            history=[],
+        )
+    g = ch.game
+    return ChouetteTableView(
+        **base,  # type: ignore[arg-type]
+        allowed=sorted(allowed),
+        targets=targets,
+        game=_chouette_game(state, ch, g, viewer) if g is not None else None,
+        line=list(ch.line),
+        box=ch.box,
+        captain=ch.captain,
+        acting_captain=ch.acting_captain,
+        history=[
+            HistoryGame(
+                game=h.number,
+                box=h.box,
+                captain=h.captain,
+                settlements=[
+                    HistorySettlement(
+                        member=s.member, winner=s.winner, points=s.points, how=s.how.value
+                    )
+                    for s in h.settlements
+                ],
+            )
+            for h in ch.history
+        ],
+        text=ch.text(),
+    )
+
+
+def table_view(state: TableState, viewer: str | None) -> TableView:
+    """The table as ``viewer`` (an account id, or None for an anonymous spectator) sees it."""
+    ledger = dict(state.ledger)
+    if state.kind == "chouette":
+        ledger = dict(state.chouette.ledger) if state.chouette else {p: 0 for p in state.members}
+    base = {
+        "id": state.table_id,
+        "name": state.name,
+        "options": state.options,
+        "version": state.version,
+        "created_by": state.created_by,
+        "players": _players(state),
+        "role": role_of(state, viewer),
+        "channels": _channels(state, viewer),
+        "reads_team": team_can_read(state, viewer),
+        "ledger": ledger,
+        "in_game": state.in_game,
+    }
+    if state.kind == "chouette":
+        return _chouette(state, viewer, **base)
+    return _two_player(state, viewer, **base)

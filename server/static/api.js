@@ -1,5 +1,5 @@
-// The public HTTP API, and the one place that knows how the session token travels
-// (Authorization header; on the WebSocket, a ?token= parameter until tickets replace it).
+// The public HTTP API, and the one place that knows how the session token travels (the
+// Authorization header; a WebSocket, which cannot send headers, takes a one-use ticket).
 
 const KEY = "chouette.session";
 
@@ -85,11 +85,23 @@ export function matUrl(id, member) {
   return member ? `${base}?member=${encodeURIComponent(member)}` : base;
 }
 
-/** The table's WebSocket URL, resuming after the given versions of each stream. */
-export function socketUrl(id, after, chatAfter) {
+/**
+ * The table's WebSocket URL, resuming after the given versions of each stream. A signed-in tab
+ * first asks for a single-use ticket (POST /tickets): a token never travels in a URL, where it
+ * would land in logs. Without a session the socket is anonymous (a spectator's).
+ */
+export async function socketUrl(id, after, chatAfter) {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const q = new URLSearchParams({ after: String(after), chat_after: String(chatAfter) });
-  const s = session();
-  if (s && s.token) q.set("token", s.token);
+  if (session()) {
+    try {
+      const issued = await request("POST", "/tickets");
+      q.set("ticket", issued.ticket);
+    } catch (err) {
+      // A 401 has forgotten the session (request() does): the socket opens as a spectator's.
+      // Anything else (the network, a 429) is the caller's to retry.
+      if (err.status !== 401) throw err;
+    }
+  }
   return `${scheme}//${location.host}/tables/${encodeURIComponent(id)}/ws?${q}`;
 }

@@ -61,9 +61,24 @@ export class TableFeed {
     this.connect();
   }
 
-  connect() {
+  async connect() {
     if (this.stopped) return;
-    const ws = new WebSocket(socketUrl(this.tableId, this.versions.table, this.versions.chat));
+    // One attempt at a time: a socket being opened (its ticket being fetched) is this.ws's
+    // placeholder, so reconnectNow() does not start a second one.
+    const attempt = { readyState: 0, close: () => {} };
+    this.ws = attempt;
+    let url;
+    try {
+      url = await socketUrl(this.tableId, this.versions.table, this.versions.chat);
+    } catch {
+      if (this.ws !== attempt) return;
+      this.ws = null;
+      if (this.stopped) return;
+      this.lost();
+      return;
+    }
+    if (this.ws !== attempt || this.stopped) return;
+    const ws = new WebSocket(url);
     ws.binaryType = "arraybuffer";
     this.ws = ws;
     ws.onopen = () => {
@@ -87,11 +102,16 @@ export class TableFeed {
       if (this.ws !== ws) return;
       this.ws = null;
       if (this.stopped) return;
-      this.down = true;
-      this.onConnection("lost");
-      this.schedule();
+      this.lost();
     };
     ws.onerror = () => {}; // onclose follows
+  }
+
+  /** The connection is down (or could not be made): say so, and try again later. */
+  lost() {
+    this.down = true;
+    this.onConnection("lost");
+    this.schedule();
   }
 
   schedule() {

@@ -24,17 +24,16 @@ export function describeOptions(kind, o = {}) {
   return out.join(", ") || "standard rules";
 }
 
+/** The players' names: the row's `names` maps each account id in `players` to a name. */
 function playerNames(row) {
-  const names = row.names || row.player_names;
-  if (Array.isArray(names) && names.length) return names.join(", ");
-  const objs = (row.players || []).filter((p) => p && typeof p === "object");
-  if (objs.length) return objs.map((p) => p.name || p.display_name || "?").join(", ");
-  const n = (row.players || []).length;
-  return n === 0 ? "nobody yet" : `${n} player${n === 1 ? "" : "s"}`;
+  const players = row.players || [];
+  if (players.length === 0) return "nobody yet";
+  const names = row.names || {};
+  return players.map((id) => names[id] || "a player").join(", ");
 }
 
 function playerIds(row) {
-  return (row.players || []).map((p) => (p && typeof p === "object" ? p.id : p));
+  return row.players || [];
 }
 
 /** The lobby page; returns its cleanup (stops the refresh). */
@@ -101,12 +100,13 @@ export function lobbyPage(main, { showError, go }) {
           "tr",
           { "data-testid": "lobby-row", "data-table-id": row.id, "data-kind": row.kind },
           h("th", { scope: "row" }, label),
-          h("td", {}, KIND_NAMES[row.kind] || row.kind),
-          h("td", {}, describeOptions(row.kind, row.options)),
-          h("td", {}, playerNames(row)),
-          h("td", {}, `${row.free_seats ?? "?"} of ${row.seats ?? "?"}`),
-          h("td", {}, String(row.spectators ?? 0)),
-          h("td", {}, row.status || ""),
+          // data-label: a phone shows each row as a card, every value with its column's name.
+          h("td", { "data-label": "Kind" }, KIND_NAMES[row.kind] || row.kind),
+          h("td", { "data-label": "Options" }, describeOptions(row.kind, row.options)),
+          h("td", { "data-label": "Players" }, playerNames(row)),
+          h("td", { "data-label": "Seats free" }, `${row.free_seats ?? "?"} of ${row.seats ?? "?"}`),
+          h("td", { "data-label": "Watching" }, String(row.spectators ?? 0)),
+          h("td", { "data-label": "Status" }, row.status || ""),
           h(
             "td",
             {},
@@ -142,7 +142,8 @@ export function lobbyPage(main, { showError, go }) {
       const data = await api.lobby(kindFilter);
       if (stopped) return;
       render(data.tables || []);
-      status.textContent = `${(data.tables || []).length} tables; updated ${new Date().toLocaleTimeString()}.`;
+      const n = (data.tables || []).length;
+      status.textContent = `${n} table${n === 1 ? "" : "s"}; updated ${new Date().toLocaleTimeString()}.`;
     } catch (err) {
       if (!stopped) status.textContent = `The lobby could not be loaded: ${err.message}`;
     }

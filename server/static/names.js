@@ -36,12 +36,14 @@ export function offerText(cube, nameOf) {
   return parts.join("; ");
 }
 
-/** A settlement or a game's result, in words. */
-export function settlementText(s, nameOf) {
+/** A settlement or a game's result, in words ({winner, loser?, result?, points, how});
+ * `against` names the loser too (a chouette member's game against the box). */
+export function settlementText(s, nameOf, { against = false } = {}) {
   if (!s) return "";
   const how = { drop: "by a dropped cube", resign: "by resignation", bear_off: "bearing off", leave: "as a player left" };
   const what = s.result ? `${RESULT_WORDS[s.result] || s.result} ` : "";
-  return `${nameOf(s.winner)} won ${what}${how[s.how] || s.how || ""}, ${s.points} point${s.points === 1 ? "" : "s"}`.replace(/\s+,/, ",");
+  const versus = against && s.loser ? ` against ${nameOf(s.loser)}` : "";
+  return `${nameOf(s.winner)} won ${what}${how[s.how] || s.how || ""}${versus}, ${s.points} point${s.points === 1 ? "" : "s"}`.replace(/\s+,/, ",");
 }
 
 /** A signed amount: +3, −2 (a real minus sign), 0. */

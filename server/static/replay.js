@@ -11,14 +11,12 @@ import { namer, signed } from "./names.js";
 const decoder = new TextDecoder();
 
 /** Every event of the table stream up to `head`, read from the WebSocket from the start. */
-export function readTableEvents(tableId, head, { timeoutMs = 20000 } = {}) {
+export async function readTableEvents(tableId, head, { timeoutMs = 20000 } = {}) {
+  if (head < 1) return [];
+  const url = await socketUrl(tableId, 0, 0);
   return new Promise((resolve, reject) => {
     const events = [];
-    if (head < 1) {
-      resolve(events);
-      return;
-    }
-    const ws = new WebSocket(socketUrl(tableId, 0, 0));
+    const ws = new WebSocket(url);
     ws.binaryType = "arraybuffer";
     const timer = setTimeout(() => {
       ws.close();

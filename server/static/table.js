@@ -64,6 +64,10 @@ class TablePage {
     this.roleLine = h("p", { class: "role", "data-testid": "role" });
     this.status = h("p", { class: "status", role: "status", "aria-live": "polite", "data-testid": "status" });
     this.say = h("p", { class: "visually-hidden", "aria-live": "assertive", "data-testid": "move-announce" });
+    // The last game's end, as the stream told it (the next game may start at once, and a
+    // two-player table's view keeps no history).
+    this.resultLine = h("p", { class: "last-result", "aria-live": "polite", "data-testid": "last-result", hidden: true });
+    this.lastResult = null;
     this.sideTop = h("div", { class: "side-bar opponent", "data-testid": "side-1" });
     this.sideBottom = h("div", { class: "side-bar viewer", "data-testid": "side-0" });
     this.diceText = h("p", { class: "dice-text", "data-testid": "dice", "aria-live": "polite" });
@@ -127,6 +131,7 @@ class TablePage {
           ),
         ),
         this.status,
+        this.resultLine,
         this.say,
         h(
           "div",
@@ -180,6 +185,10 @@ class TablePage {
     if (msg.s === "chat") {
       this.chat.add(msg);
       return;
+    }
+    if (msg.t === "game_ended" && msg.d) {
+      this.lastResult = msg.d;
+      this.renderResult();
     }
     this.refetch();
   }
@@ -239,6 +248,11 @@ class TablePage {
 
   apply(view) {
     if (this.view && view.version < this.view.version) return; // an older answer overtaken
+    // The same view again (a command's own refetch and its events' refetch): drawing it again
+    // would only replace the buttons under a pointer about to click one.
+    const text = JSON.stringify(view);
+    if (text === this.viewText) return;
+    this.viewText = text;
     this.view = view;
     this.nameOf = namer(view, this.me);
     const game = view.game;
@@ -286,6 +300,7 @@ class TablePage {
     // Live regions are written only when their words change (a rewrite is read again).
     const status = this.statusText();
     if (this.status.textContent !== status) this.status.textContent = status;
+    this.renderResult();
     this.renderBoard();
     this.renderMovePanel();
     this.renderActions();
@@ -298,6 +313,20 @@ class TablePage {
       const again = this.main.querySelector(`[data-testid="${CSS.escape(active)}"]`);
       if (again) again.focus();
     }
+  }
+
+  /** The last game's end in words: the winner, how and the points (in a chouette, each
+   * member's game against the box). */
+  renderResult() {
+    const d = this.lastResult;
+    this.resultLine.hidden = !d;
+    if (!d) return;
+    const members = Array.isArray(d.members) ? d.members : [];
+    const parts = members.length
+      ? members.map((m) => settlementText(m, this.nameOf, { against: true }))
+      : [settlementText({ ...d, points: d.points ?? d.result * d.cube }, this.nameOf)];
+    const text = `Game ${d.game} is over: ${parts.join("; ")}.`;
+    if (this.resultLine.textContent !== text) this.resultLine.textContent = text;
   }
 
   statusText() {
@@ -521,12 +550,10 @@ class TablePage {
   }
 
   renderMovePanel() {
-    const v = this.view;
-    const game = v.game;
     if (!this.canMove()) {
-      const waiting = game && game.phase === "move" && game.can_move === false;
-      replace(this.movePanel, waiting ? h("p", { class: "muted" }, "No legal move: the turn passes.") : null);
-      this.movePanel.hidden = !waiting;
+      // (A turn with no legal move passes at once on the server: there is nothing to show.)
+      replace(this.movePanel);
+      this.movePanel.hidden = true;
       return;
     }
     this.movePanel.hidden = false;
@@ -593,7 +620,11 @@ class TablePage {
     );
   }
 
+  /** The members whose cubes the box may name for an action (its choices beside each name);
+   * null for anyone else, whose `targets` can only be their own cube: they act with the plain
+   * buttons. */
   targets(action) {
+    if (this.view.kind !== "chouette" || !this.me || this.view.box !== this.me) return null;
     const t = (this.view.targets || {})[action];
     return Array.isArray(t) && t.length ? t : null;
   }

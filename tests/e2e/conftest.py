@@ -27,12 +27,20 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    expect,
+    sync_playwright,
+)
 
 from tests.e2e.harness import BrowserThread, LiveServer, chromium_path
 from tests.server.conftest import make_config
@@ -49,7 +57,9 @@ CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage"]
 """Root in a container has no sandbox, and a container's /dev/shm is small."""
 TIMEOUT_MS = 10_000
-"""Playwright's wait for any one thing (its default, 30 s, makes a failure slow to see)."""
+"""Playwright's wait for any one thing, an action's or an ``expect``'s (its defaults, 30 s and
+5 s: the one makes a failure slow to see, the other is short on a busy machine)."""
+expect.set_options(timeout=TIMEOUT_MS)
 
 # -- the Playwright thread ---------------------------------------------------------------------
 
@@ -145,8 +155,15 @@ def _output(request: pytest.FixtureRequest) -> Path:
     if not ignore.exists():
         ignore.write_text("# Test output (screenshots): never committed.\n*\n")
     folder = OUTPUT / "e2e" / _slug(request.node.nodeid.removeprefix("tests/e2e/"))
+    if not request.node.stash.get(_FRESH, False):
+        # What an earlier run left (a failure's screenshots) must not pass for this run's.
+        shutil.rmtree(folder, ignore_errors=True)
+        request.node.stash[_FRESH] = True
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+_FRESH = pytest.StashKey[bool]()
 
 
 @pytest.fixture

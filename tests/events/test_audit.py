@@ -503,9 +503,13 @@ async def test_chouette_tampering_is_named(
         check = "dice"
     elif what == "member_take":
         # A member's take of the box's double becomes the box taking its own double.
-        v, old = next((v, ev) for v, ev in events if isinstance(ev, e.CubeTaken) and not ev.cube)
-        assert isinstance(old, e.CubeTaken)
-        new = e.CubeTaken(player="ann" if old.player != "ann" else "bob", cube=old.player)
+        v, old = next(
+            (v, ev) for v, ev in events if isinstance(ev, e.CubeTaken) and ev.cube == ev.player
+        )
+        assert isinstance(old, e.CubeTaken) and old.cubes == [old.player]
+        new = e.CubeTaken(
+            player="ann" if old.player != "ann" else "bob", cube=old.player, cubes=old.cubes
+        )
         check = "rules"
     else:
         v, old = next((v, ev) for v, ev in events if isinstance(ev, e.GameEnded))

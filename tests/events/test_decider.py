@@ -76,7 +76,12 @@ def test_every_event_type_has_a_stable_explicit_tag() -> None:
 
 def test_stored_events_carry_every_field_and_their_tag() -> None:
     data = e.encode(e.CubeTaken(player="ann"))
-    assert msgspec.json.decode(data) == {"type": "cube_taken", "player": "ann", "cube": ""}
+    assert msgspec.json.decode(data) == {
+        "type": "cube_taken",
+        "player": "ann",
+        "cube": "",
+        "cubes": [],
+    }
 
 
 def test_stored_events_tolerate_unknown_fields() -> None:

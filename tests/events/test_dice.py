@@ -29,6 +29,7 @@ from events import dice
 from events import types as e
 from events.audit import audit_records
 from events.audit_scan import audit_table
+from events.dice import SeedCipher
 from events.service import TableService
 from events.simulate import simulate_table
 from events.store import EventStore, SeedStore
@@ -37,6 +38,8 @@ from server.metrics import Metrics
 from tests.records import recorded
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "dice.md"
+CIPHER = SeedCipher(bytes(range(32)))
+"""The key the tests' seed stores seal seeds with."""
 
 
 def _section(title: str) -> str:
@@ -208,7 +211,7 @@ async def _play(service: TableService, table_id: str, rng: random.Random, games:
 async def test_throws_rederived_from_revealed_seeds_equal_the_recorded_ones(
     store: EventStore,
 ) -> None:
-    service = TableService(store, Metrics())
+    service = TableService(store, Metrics(), seeds=SeedStore(store.pool, CIPHER))
     table_id = str(uuid.uuid4())
     await _play(service, table_id, random.Random(3), games=3)
     records = await store.read_stream(table_stream(table_id))
@@ -284,13 +287,13 @@ def test_fair_dice_never_draw_a_seed_of_their_own() -> None:
 
 
 async def _kept(store: EventStore, table_id: str) -> dict[int, bytes]:
-    return await SeedStore(store.pool).load(table_id)
+    return await SeedStore(store.pool, CIPHER).load(table_id)
 
 
 async def test_the_service_keeps_the_seed_of_each_game_it_starts_and_no_other(
     store: EventStore,
 ) -> None:
-    service = TableService(store, Metrics())
+    service = TableService(store, Metrics(), seeds=SeedStore(store.pool, CIPHER))
     table_id = str(uuid.uuid4())
 
     async def run(actor: str, command: c.Command) -> None:
@@ -313,13 +316,14 @@ async def test_two_processes_drawing_seeds_for_one_game_agree_on_the_first_kept(
 ) -> None:
     """Another process kept its seed for the game first (and has not appended yet): this one
     decides again with that seed, so the commitment is to the seed that is kept."""
-    service = TableService(store, Metrics())
+    service = TableService(store, Metrics(), seeds=SeedStore(store.pool, CIPHER))
     table_id = str(uuid.uuid4())
     await service.execute(table_id, "p-ann", c.CreateTable(kind="money"), uuid.uuid4())
     await service.execute(table_id, "p-ann", c.Join(), uuid.uuid4())
     theirs = bytes(range(32))
-    assert await SeedStore(store.pool).keep(table_id, 1, theirs) == theirs
-    assert await SeedStore(store.pool).keep(table_id, 1, bytes(32)) == theirs  # never replaced
+    seeds = SeedStore(store.pool, CIPHER)
+    assert await seeds.keep(table_id, 1, theirs) == theirs
+    assert await seeds.keep(table_id, 1, bytes(32)) == theirs  # never replaced
     await service.execute(table_id, "p-bob", c.Join(), uuid.uuid4())
     state = await service.state(table_id)
     assert state.commitment == dice.commitment(theirs)

@@ -242,6 +242,17 @@ class Api:
         raise AssertionError("the awaited moment never came")
 
 
+def only(to_act: list[str]) -> str:
+    """The one player a two-player table waits for (``game.to_act`` lists everyone)."""
+    assert len(to_act) == 1, to_act
+    return to_act[0]
+
+
+def notations(game: dict[str, Any]) -> list[str]:
+    """The legal plays of a view's game in notation (``game.legal_plays`` also has steps)."""
+    return [p["notation"] for p in game["legal_plays"]]
+
+
 def next_action(s: dict[str, Any], rng: random.Random) -> tuple[dict[str, Any], str]:
     """The next action of a plain game, from a ``GET /tables/{id}`` view: (command, who)."""
     g = s["game"]
@@ -249,14 +260,102 @@ def next_action(s: dict[str, Any], rng: random.Random) -> tuple[dict[str, Any], 
     if phase == "opening":
         return {"type_": "roll"}, s["seats"][0]
     if phase == "roll":
-        return {"type_": "roll"}, g["to_act"]
+        return {"type_": "roll"}, only(g["to_act"])
     if phase == "move":
-        return {"type_": "move", "notation": rng.choice(g["legal_plays"])}, g["to_act"]
+        play = rng.choice(g["legal_plays"])["notation"]
+        return {"type_": "move", "notation": play}, only(g["to_act"])
     if phase == "doubled":
-        return {"type_": "take"}, g["to_act"]
+        return {"type_": "take"}, only(g["to_act"])
     if phase == "resignation":
-        return {"type_": "accept"}, g["to_act"]
+        return {"type_": "accept"}, only(g["to_act"])
     raise AssertionError(f"no next action in phase {phase!r}")
+
+
+# -- chouettes ----------------------------------------------------------------------------------
+
+
+async def chouette(api: Api, players: int = 4, **options: Any) -> tuple[str, dict[str, User]]:
+    """A chouette of ``players`` who have thrown for the line (game 1 in its opening)."""
+    users = [await api.register() for _ in range(players)]
+    table = await api.create_table(users[0], "chouette", **options)
+    for u in users:
+        await api.ok(u, table, "join")
+    started = await api.ok(users[0], table, "start_game")
+    types = [m["t"] for m in started["events"]]
+    assert types[0] == "game_started" and set(types[1:]) == {"line_throw"}, types
+    return table, {u.account_id: u for u in users}
+
+
+def cube_of(s: dict[str, Any], member: str) -> dict[str, Any]:
+    return next(c for c in s["game"]["cubes"] if c["member"] == member)
+
+
+def next_chouette_action(s: dict[str, Any], rng: random.Random) -> tuple[str, dict[str, Any]]:
+    """The next action of a chouette game with no new cube action: (who, command). Doubles are
+    taken, resignations declined."""
+    g = s["game"]
+    if g["phase"] == "opening":
+        return s["box"], {"type": "roll"}
+    for cube in g["cubes"]:
+        if not cube["in_game"]:
+            continue
+        if cube["pending"]:
+            to = cube["pending"]["to_answer"]
+            if to == s["box"]:
+                return s["box"], {"type": "take", "cube": cube["member"]}
+            return to, {"type": "take"}
+        if cube["resignation"]:
+            if cube["resignation"]["by"] == s["box"]:
+                return cube["member"], {"type": "decline"}
+            return s["box"], {"type": "decline", "cube": cube["member"]}
+    if g["phase"] == "roll":
+        return g["on_roll"], {"type": "roll"}
+    if g["phase"] == "move":
+        play = rng.choice(g["legal_plays"])["notation"]
+        return g["on_roll"], {"type": "move", "notation": play}
+    raise AssertionError(f"no next action in {g['phase']!r}")
+
+
+async def advance(
+    api: Api,
+    table: str,
+    users: dict[str, User],
+    rng: random.Random,
+    until: Callable[[dict[str, Any]], bool],
+    limit: int = 3000,
+) -> dict[str, Any]:
+    """Play on (legal plays, doubles taken) until ``until(state)``."""
+    for _ in range(limit):
+        s = await api.state(table)
+        if until(s):
+            return s
+        who, command = next_chouette_action(s, rng)
+        await api.ok(users[who], table, **{"type_": command.pop("type"), **command})
+    raise AssertionError("the awaited moment never came")
+
+
+def turn_of(s: dict[str, Any]) -> str | None:
+    """``"box"`` or ``"team"``: the side on turn (``game.turn`` indexes ``game.sides``)."""
+    g = s.get("game") or {}
+    if g.get("turn") is None:
+        return None
+    return "box" if s["box"] in g["sides"][g["turn"]]["players"] else "team"
+
+
+def answers_due(s: dict[str, Any]) -> bool:
+    """Whether anyone owes an answer to a double or a resignation offer."""
+    cubes = (s.get("game") or {}).get("cubes", [])
+    return any(c["in_game"] and (c["pending"] or c["resignation"]) for c in cubes)
+
+
+def team_on_roll(s: dict[str, Any]) -> bool:
+    g = s.get("game") or {}
+    return g.get("phase") == "roll" and turn_of(s) == "team" and not answers_due(s)
+
+
+def box_on_roll(s: dict[str, Any]) -> bool:
+    g = s.get("game") or {}
+    return g.get("phase") == "roll" and turn_of(s) == "box" and not answers_due(s)
 
 
 # -- streams ------------------------------------------------------------------------------------
@@ -375,17 +474,28 @@ def samples(text: str, name: str) -> dict[str, float]:
     return out
 
 
-def ws_path(table_id: str, user: User | None = None, **query: int) -> str:
+async def ticket(client: TestClient, user: User) -> str:
+    """A stream ticket for ``user`` (``POST /tickets``): how a browser opens a WebSocket or an
+    EventSource as its account, since it cannot send the ``Authorization`` header there."""
+    async with client.post("/tickets", headers=user.headers) as resp:
+        body = await resp.json()
+        assert resp.status == 201, body
+        return str(body["ticket"])
+
+
+def ws_path(table_id: str, ticket: str | None = None, **query: int) -> str:
     params = [f"{k}={v}" for k, v in query.items()]
-    if user is not None:
-        params.append(f"token={user.token}")
+    if ticket is not None:
+        params.append(f"ticket={ticket}")
     return f"/tables/{table_id}/ws" + ("?" + "&".join(params) if params else "")
 
 
 async def connect(
     client: TestClient, table_id: str, user: User | None = None, **query: int
 ) -> WsClient:
-    ws = await client.ws_connect(ws_path(table_id, user, **query))
+    """A WebSocket on the table, as ``user`` (with a ticket) or anonymous."""
+    pass_ = await ticket(client, user) if user is not None else None
+    ws = await client.ws_connect(ws_path(table_id, pass_, **query))
     base = {"table": query.get("after", 0), "chat": query.get("chat_after", 0)}
     return WsClient(ws, base=base).start()
 
@@ -458,6 +568,9 @@ def make_config(db_url: str, **overrides: Any) -> Config:
         "dice_factory": seeded(),
         "poll_interval": 0.5,
         "pool_size": 10,
+        # The tests play at machine speed, far past any rate a person keeps up: the limits
+        # are tested on their own (test_rate_limits.py), with defaults a real player meets never.
+        "rate_limits": False,
     }
     values.update(overrides)
     return Config(**values)
@@ -499,6 +612,8 @@ class ServeProcess:
     async def start(self, timeout: float = 30) -> None:
         env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
         env["PYTHONPATH"] = str(ROOT)
+        # The dice seed key file goes here (the test's directory, shared by its processes).
+        env["CHOUETTE_DATA_DIR"] = str(self.log_path.parent / "data")
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
             [

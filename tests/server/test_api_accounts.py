@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from aiohttp.test_utils import TestClient
-from conftest import Api, User, connect
+from conftest import Api, User, connect, only
 
 
 async def test_register_then_me(api: Api) -> None:
@@ -189,10 +189,10 @@ async def _finish_one_point_match(api: Api, table: str, users: dict[str, User]) 
     s = await api.state(table)
     await api.ok(users[s["seats"][0]], table, "roll")
     s = await api.state(table)
-    mover = users[s["game"]["to_act"]]
-    await api.ok(mover, table, "move", notation=s["game"]["legal_plays"][0])
+    mover = users[only(s["game"]["to_act"])]
+    await api.ok(mover, table, "move", notation=s["game"]["legal_plays"][0]["notation"])
     s = await api.state(table)
-    on_roll = users[s["game"]["to_act"]]
+    on_roll = users[only(s["game"]["to_act"])]
     other = next(u for u in users.values() if u is not on_roll)
     await api.ok(on_roll, table, "double")
     await api.ok(other, table, "drop")

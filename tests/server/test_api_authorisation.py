@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from conftest import Api, User, connect
+from conftest import Api, User, connect, notations, only
 
 COMMANDS: dict[str, dict[str, Any]] = {
     "join": {"type": "join"},
@@ -129,11 +129,11 @@ async def build(cast: Cast, scenario: str) -> tuple[str, User, User]:
         return table, a, b
     await api.ok(a, table, "roll")
     s = await api.state(table)
-    mover = users[s["game"]["to_act"]]
-    await api.ok(mover, table, "move", notation=s["game"]["legal_plays"][0])
+    mover = users[only(s["game"]["to_act"])]
+    await api.ok(mover, table, "move", notation=s["game"]["legal_plays"][0]["notation"])
     s = await api.state(table)
     assert s["game"]["phase"] == "roll"
-    p = users[s["game"]["to_act"]]
+    p = users[only(s["game"]["to_act"])]
     o = a if p is b else b
     if scenario == "roll":
         return table, p, o
@@ -161,7 +161,7 @@ async def command_for(api: Api, table: str, name: str) -> dict[str, Any]:
     command = dict(COMMANDS[name])
     if name == "move":
         s = await api.state(table)
-        plays = (s.get("game") or {}).get("legal_plays") or ["24/23"]
+        plays = (notations(s["game"]) if s.get("game") else []) or ["24/23"]
         command["notation"] = plays[0]
     return command
 
@@ -238,12 +238,11 @@ async def test_a_move_out_of_turn_and_an_illegal_play(api: Api) -> None:
     s = await api.until_phase(
         table, users, random.Random(1), lambda s: s["game"]["phase"] == "move"
     )
-    p = users[s["game"]["to_act"]]
+    p = users[only(s["game"]["to_act"])]
     o = a if p is b else b
     before = await api.versions(table)
-    (await api.send(o, table, {"type": "move", "notation": s["game"]["legal_plays"][0]})).problem(
-        403, "not-your-turn"
-    )
+    legal = s["game"]["legal_plays"][0]["notation"]
+    (await api.send(o, table, {"type": "move", "notation": legal})).problem(403, "not-your-turn")
     problem = (await api.send(p, table, {"type": "move", "notation": "24/1"})).problem(
         422, "illegal-play"
     )

@@ -11,7 +11,7 @@ import aiohttp
 import msgspec
 import pytest
 from aiohttp.test_utils import TestClient
-from conftest import PROBLEM, Api, User, connect, ws_path
+from conftest import PROBLEM, Api, User, connect, only, ticket, ws_path
 
 from server.keys import ACCOUNTS_POOL, CONFIG
 
@@ -24,7 +24,7 @@ async def game(api: Api) -> tuple[str, User, User, dict[str, Any]]:
     s = await api.until_phase(
         table, users, random.Random(2), lambda s: s["game"]["phase"] == "move"
     )
-    p = users[s["game"]["to_act"]]
+    p = users[only(s["game"]["to_act"])]
     return table, p, (a if p is b else b), s
 
 
@@ -165,7 +165,7 @@ def bad_bodies(legal: str) -> list[tuple[str, bytes | str, int, str, str | None]
 
 async def test_bad_command_bodies_over_http(api: Api, game: Any) -> None:
     table, p, _, s = game
-    legal = s["game"]["legal_plays"][0]
+    legal = s["game"]["legal_plays"][0]["notation"]
     before = await api.versions(table)
     failures = []
     for case, body, status, slug, field in bad_bodies(legal):
@@ -197,7 +197,8 @@ async def test_requests_that_are_not_json_or_too_large(api: Api, game: Any) -> N
     table, p, _, s = game
     path = f"/tables/{table}/commands"
     before = await api.versions(table)
-    body = msgspec.json.encode(envelope({"type": "move", "notation": s["game"]["legal_plays"][0]}))
+    legal = s["game"]["legal_plays"][0]["notation"]
+    body = msgspec.json.encode(envelope({"type": "move", "notation": legal}))
 
     text = await api.request(
         "POST", path, user=p, data=body, headers={"Content-Type": "text/plain"}
@@ -243,7 +244,7 @@ async def test_unknown_tables_and_bad_ids(api: Api, game: Any) -> None:
     # The unknown table was not created by the attempt.
     (await api.request("GET", f"/tables/{nowhere}", user=p)).problem(404)
     with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-        await api.client.ws_connect(ws_path(nowhere, p))
+        await api.client.ws_connect(ws_path(nowhere, await ticket(api.client, p)))
     assert refused.value.status == 404
 
 
@@ -300,7 +301,7 @@ async def test_bad_input_over_the_websocket_keeps_the_socket(
     api: Api, client: TestClient, game: Any
 ) -> None:
     table, p, o, s = game
-    legal = s["game"]["legal_plays"][0]
+    legal = s["game"]["legal_plays"][0]["notation"]
     ws = await connect(client, table, p)
     before = await api.versions(table)
     await ws.wait_version(before[0])
@@ -354,7 +355,7 @@ async def test_an_oversized_websocket_message_closes_that_socket_only(
 ) -> None:
     table, p, _, _ = game
     before = await api.versions(table)
-    ws = await client.ws_connect(ws_path(table, p))
+    ws = await client.ws_connect(ws_path(table, await ticket(client, p)))
     await ws.send_bytes(msgspec.json.encode(envelope({"type": "chat", "text": "x" * 70_000})))
     async with __import__("asyncio").timeout(10):
         while True:
@@ -376,7 +377,8 @@ async def test_bad_stream_positions(api: Api, game: Any) -> None:
     table, p, _, _ = game
     for query in ("after=abc", "chat_after=1.5", "after="):
         with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-            await api.client.ws_connect(f"/tables/{table}/ws?{query}&token={p.token}")
+            pass_ = await ticket(api.client, p)
+            await api.client.ws_connect(f"/tables/{table}/ws?{query}&ticket={pass_}")
         assert refused.value.status == 400, query
         reply = await api.request("GET", f"/tables/{table}/events?{query}")
         reply.problem(400, "bad-request")

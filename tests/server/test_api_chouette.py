@@ -8,76 +8,21 @@ from collections.abc import Callable
 from typing import Any
 
 from aiohttp.test_utils import TestClient
-from conftest import Api, User, assert_gap_free, connect, read_sse
-
-
-async def chouette(api: Api, players: int = 4, **options: Any) -> tuple[str, dict[str, User]]:
-    """A chouette of ``players`` who have thrown for the line (game 1 in its opening)."""
-    users = [await api.register() for _ in range(players)]
-    table = await api.create_table(users[0], "chouette", **options)
-    for u in users:
-        await api.ok(u, table, "join")
-    started = await api.ok(users[0], table, "start_game")
-    types = [m["t"] for m in started["events"]]
-    assert types[0] == "game_started" and set(types[1:]) == {"line_throw"}, types
-    return table, {u.account_id: u for u in users}
-
-
-def cube_of(s: dict[str, Any], member: str) -> dict[str, Any]:
-    return next(c for c in s["game"]["cubes"] if c["member"] == member)
-
-
-def next_chouette_action(s: dict[str, Any], rng: random.Random) -> tuple[str, dict[str, Any]]:
-    """The next action of a chouette game with no new cube action: (who, command). Doubles are
-    taken, resignations declined."""
-    g = s["game"]
-    if g["phase"] == "opening":
-        return s["box"], {"type": "roll"}
-    for cube in g["cubes"]:
-        if not cube["in_game"]:
-            continue
-        if cube["pending"]:
-            to = cube["pending"]["to_answer"]
-            if to == "box":
-                return s["box"], {"type": "take", "cube": cube["member"]}
-            return to, {"type": "take"}
-        if cube["resignation"]:
-            if cube["resignation"]["by"] == "box":
-                return cube["member"], {"type": "decline"}
-            return s["box"], {"type": "decline", "cube": cube["member"]}
-    if g["phase"] == "roll":
-        return g["on_roll"], {"type": "roll"}
-    if g["phase"] == "move":
-        return g["on_roll"], {"type": "move", "notation": rng.choice(g["legal_plays"])}
-    raise AssertionError(f"no next action in {g['phase']!r}")
-
-
-async def advance(
-    api: Api,
-    table: str,
-    users: dict[str, User],
-    rng: random.Random,
-    until: Callable[[dict[str, Any]], bool],
-    limit: int = 3000,
-) -> dict[str, Any]:
-    """Play on (legal plays, doubles taken) until ``until(state)``."""
-    for _ in range(limit):
-        s = await api.state(table)
-        if until(s):
-            return s
-        who, command = next_chouette_action(s, rng)
-        await api.ok(users[who], table, **{"type_": command.pop("type"), **command})
-    raise AssertionError("the awaited moment never came")
-
-
-def team_on_roll(s: dict[str, Any]) -> bool:
-    g = s.get("game") or {}
-    return g.get("phase") == "roll" and g.get("turn") == "team" and not g.get("waiting_for")
-
-
-def box_on_roll(s: dict[str, Any]) -> bool:
-    g = s.get("game") or {}
-    return g.get("phase") == "roll" and g.get("turn") == "box" and not g.get("waiting_for")
+from conftest import (
+    Api,
+    User,
+    advance,
+    assert_gap_free,
+    box_on_roll,
+    chouette,
+    connect,
+    cube_of,
+    notations,
+    read_sse,
+    team_on_roll,
+    ticket,
+    turn_of,
+)
 
 
 def rotated(line: list[str], box_won: bool) -> list[str]:
@@ -93,6 +38,7 @@ async def test_a_four_player_chouette_over_several_games(api: Api, client: TestC
     watching = await connect(client, table, spectator)
     s = await api.state(table, spectator)
     assert s["role"] == "spectator"
+    assert {p["role"] for p in s["players"]} == {"box", "captain", "member"}
     line = s["line"]
     assert sorted(line) == sorted(users) and s["box"] == line[0] and s["captain"] == line[1]
     ended: list[dict[str, Any]] = []
@@ -111,7 +57,7 @@ async def test_a_four_player_chouette_over_several_games(api: Api, client: TestC
     await api.ok(users[captain], table, "take")
     s = await api.state(table)
     assert cube_of(s, captain)["value"] == 2 and cube_of(s, captain)["owner"] == captain
-    assert cube_of(s, last)["value"] == 2 and cube_of(s, last)["owner"] == "box"
+    assert cube_of(s, last)["value"] == 2 and cube_of(s, last)["owner"] == box
     assert cube_of(s, second)["value"] == 1
     s = await advance(api, table, users, rng, lambda s: s["game"]["number"] == 2)
     game1 = await _last_game_end(api, table, spectator)
@@ -123,7 +69,12 @@ async def test_a_four_player_chouette_over_several_games(api: Api, client: TestC
     assert set(by_member) == set(stakes)
     for member, st in by_member.items():
         assert abs(st["amount"]) % stakes[member] == 0, (member, st)
-    box_won = game1["winner"] == box
+    # The rotation follows the captain's own game (multiple cubes, docs/rules.md §8); the
+    # event's ``winner`` is who won the board's end, the last member game settled.
+    results = {m["member"]: m for m in game1["members"]}
+    assert set(results) == set(stakes)
+    assert game1["winner"] == results[game1["members"][-1]["member"]]["winner"]
+    box_won = results[captain]["winner"] == box
     assert s["line"] == rotated(line, box_won)
     line = s["line"]
 
@@ -143,6 +94,7 @@ async def test_a_four_player_chouette_over_several_games(api: Api, client: TestC
     game2 = await _last_game_end(api, table, spectator)
     ended.append(game2)
     assert game2["winner"] == box and game2["how"] == "drop"
+    assert [(m["winner"], m["how"], m["cube"]) for m in game2["members"]] == [(box, "drop", 1)] * 3
     assert sorted(st["amount"] for st in game2["settlements"] if st["player"] == box) == [1, 1, 1]
     s = await api.state(table)
     # The newcomer was at the bottom when the game ended, so the captain goes below them.
@@ -161,7 +113,9 @@ async def test_a_four_player_chouette_over_several_games(api: Api, client: TestC
         await api.ok(users[box], table, "drop", cube=member)
     game3 = await _last_game_end(api, table, spectator)
     ended.append(game3)
-    assert game3["winner"] == captain
+    # The captain beat the box (the rotation); the board ended with the last drop.
+    assert {m["member"]: m["winner"] for m in game3["members"]} == {m: m for m in (captain, *team)}
+    assert game3["winner"] == team[-1] and game3["how"] == "drop"
     s = await api.state(table)
     assert s["line"] == rotated(line, False)
     assert s["box"] == captain and s["game"]["number"] == 4
@@ -259,7 +213,7 @@ async def test_team_chat_reaches_the_team_only(api: Api, client: TestClient) -> 
     await api.ok(users[box], table, "double", cubes=[last])
     await api.ok(users[last], table, "drop")
     s = await api.state(table, users[last])
-    assert s["role"] == "dropped"
+    assert s["role"] == "settled"
     (await api.send(users[last], table, {"type": "chat", "channel": "team", "text": "x"})).problem(
         403
     )
@@ -274,7 +228,8 @@ async def test_team_chat_reaches_the_team_only(api: Api, client: TestClient) -> 
         await ws.close()
 
     # Over SSE the box gets the same versions without the content.
-    async with client.get(f"/tables/{table}/events?token={users[box].token}") as resp:
+    pass_ = await ticket(client, users[box])
+    async with client.get(f"/tables/{table}/events?ticket={pass_}") as resp:
         head, chat_head = await api.versions(table)
         events = await read_sse(resp, head + chat_head)
     chat = [d for _, _, d in events if d["s"] == "chat"]
@@ -317,7 +272,7 @@ async def test_every_command_by_every_chouette_role(api: Api, client: TestClient
         "box": users[box],
         "captain": users[captain],
         "member": users[second],
-        "dropped": users[last],
+        "settled": users[last],
         "spectator": spectator,
         "stranger": stranger,
     }
@@ -325,9 +280,9 @@ async def test_every_command_by_every_chouette_role(api: Api, client: TestClient
 
     moments: list[tuple[str, Callable[[dict[str, Any]], bool]]] = [
         ("team on roll", team_on_roll),
-        ("team has rolled", lambda s: s["game"]["phase"] == "move" and s["game"]["turn"] == "team"),
+        ("team has rolled", lambda s: s["game"]["phase"] == "move" and turn_of(s) == "team"),
         ("box on roll", box_on_roll),
-        ("box has rolled", lambda s: s["game"]["phase"] == "move" and s["game"]["turn"] == "box"),
+        ("box has rolled", lambda s: s["game"]["phase"] == "move" and turn_of(s) == "box"),
     ]
     checked = 0
     for moment, reached in moments:
@@ -340,7 +295,7 @@ async def test_every_command_by_every_chouette_role(api: Api, client: TestClient
             for name, base in COMMANDS.items():
                 command = dict(base)
                 if name == "move":
-                    command["notation"] = (view["game"]["legal_plays"] or ["24/23"])[0]
+                    command["notation"] = (notations(view["game"]) or ["24/23"])[0]
                 if role == "box" and name in ("take", "drop", "beaver", "accept", "decline"):
                     command["cube"] = second
                 if name in allowed:
@@ -355,7 +310,7 @@ async def test_every_command_by_every_chouette_role(api: Api, client: TestClient
             if role in ("spectator", "stranger"):
                 for name in ("roll", "double", "take", "resign"):
                     (await api.send(user, table, COMMANDS[name])).problem(403)
-            if role == "dropped":
+            if role == "settled":
                 (await api.send(user, table, {"type": "double"})).problem(403)
             (await api.send(None, table, {"type": "roll"})).problem(401)
         # Each role's allowed game actions are what the rules give at this moment.
@@ -375,7 +330,9 @@ async def test_every_command_by_every_chouette_role(api: Api, client: TestClient
             assert "move" in mover["allowed"]
             # The member may not move the team's checkers: the captain has the final say.
             reply = await api.send(
-                users[second], table, {"type": "move", "notation": mover["game"]["legal_plays"][0]}
+                users[second],
+                table,
+                {"type": "move", "notation": notations(mover["game"])[0]},
             )
             reply.problem(403)
     assert checked > 100
@@ -392,7 +349,7 @@ async def test_every_command_by_every_chouette_role(api: Api, client: TestClient
     assert {"take", "drop"} <= set(member_view["allowed"])
     await api.ok(users[second], table, "take")
     s = await api.state(table)
-    assert cube_of(s, second)["value"] == 4 and cube_of(s, second)["owner"] == "box"
+    assert cube_of(s, second)["value"] == 4 and cube_of(s, second)["owner"] == box
     head, _ = await api.versions(table)
     await watcher.wait_version(head)
     assert_gap_free(watcher.stream())

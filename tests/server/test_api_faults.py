@@ -24,6 +24,7 @@ from conftest import (
     assert_gap_free,
     connect,
     next_action,
+    ticket,
 )
 
 from events import types as e
@@ -261,7 +262,8 @@ async def test_a_stream_catching_up_through_an_outage_resumes_by_itself(
     head, _ = await api.versions(table)
     connector = aiohttp.TCPConnector(socket_factory=_small_receive_buffer)
     async with aiohttp.ClientSession(connector=connector) as session:
-        ws = await session.ws_connect(api.client.make_url(f"/tables/{table}/ws?token={a.token}"))
+        pass_ = await ticket(api.client, a)
+        ws = await session.ws_connect(api.client.make_url(f"/tables/{table}/ws?ticket={pass_}"))
         got: list[dict[str, Any]] = []
         while len(got) < head:
             got.append(msgspec.json.decode((await ws.receive(timeout=5)).data))

@@ -22,7 +22,7 @@ async def on_roll(
         table,
         users,
         rng,
-        lambda s: s["game"]["phase"] == "roll" and s["game"]["to_act"] == who.account_id,
+        lambda s: s["game"]["phase"] == "roll" and s["game"]["to_act"] == [who.account_id],
     )
 
 
@@ -68,7 +68,7 @@ async def test_a_five_point_match_through_the_crawford_game(api: Api) -> None:
     for player in (trailer, leader):
         await on_roll(api, table, users, player, rng)
         s = await api.state(table, player)
-        assert "double" not in s["game"]["allowed"] and "double" not in s["allowed"]
+        assert s["game"]["on_roll"] == player.account_id and "double" not in s["allowed"]
         before = await api.versions(table)
         problem = (await api.send(player, table, {"type": "double"})).problem(409, "not-now")
         assert "crawford" in problem["detail"].lower()
@@ -95,7 +95,7 @@ async def test_a_five_point_match_through_the_crawford_game(api: Api) -> None:
     # Post-Crawford the cube is back: the trailer doubles, the leader drops.
     await on_roll(api, table, users, trailer, rng)
     s = await api.state(table, trailer)
-    assert "double" in s["game"]["allowed"] and "double" in s["allowed"]
+    assert s["game"]["on_roll"] == trailer.account_id and "double" in s["allowed"]
     s = await double_and_drop(api, table, users, trailer, rng)
     assert score_of(s, trailer) == trailing + 1 and score_of(s, leader) == 4
 

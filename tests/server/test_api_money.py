@@ -154,10 +154,10 @@ async def test_the_same_command_id_twice_gives_the_first_outcome_once(api: Api) 
         assert again.body[key] == first.body[key], key
     assert await api.versions(table) == after_first  # one set of events
 
-    # Even a different command under a used id is the first outcome, not a new decision.
+    # A different command under a used id, or another player's, is neither a new decision nor
+    # the first outcome: a conflict that reveals nothing (issue 11; tests/server/test_command_ids).
     other = await api.send(b, table, {"type": "double"}, command_id)
-    assert other.status == 200 and other.body["duplicate"] is True
-    assert other.body["events"] == first.body["events"]
+    assert "events" not in other.problem(409, "command-id-reused")
     assert await api.versions(table) == after_first
     # The chat stream is another stream: there the same id is a conflict, and nothing is stored.
     chat = await api.send(b, table, {"type": "chat", "text": "hi"}, command_id)
