@@ -27,7 +27,7 @@ game's in a :class:`~events.dice.FairDice`; when the decided events start that g
 seed in the seed store *before* appending, so the commitment is never published for a seed the
 server could lose. Two processes that drew different seeds for one game agree on the one kept
 first, and the loser decides again with it. A kept seed that does not match the commitment
-published for its game is refused (:class:`~events.store.SeedMismatchError`): nothing is decided
+published for its game is refused (:class:`~events.seed_store.SeedMismatchError`): nothing is decided
 with it.
 """
 
@@ -54,7 +54,8 @@ from events.chat import decide_chat
 from events.decider import decide, evolve, may_start_game
 from events.dice import FairDice, commitment, draw_seed
 from events.errors import CommandReusedError, ConcurrencyError
-from events.store import AppendResult, EventStore, RecordedEvent, SeedMismatchError, SeedStore
+from events.seed_store import SeedMismatchError, SeedStore
+from events.store import AppendResult, EventStore, RecordedEvent
 from events.streams import append_events, chat_stream, decode_recorded, table_stream
 from events.table import (
     CommandIdReusedError,

@@ -18,8 +18,9 @@ from events.audit_scan import AuditCache
 from events.dice import SeedCipher
 from events.embedded import DatabaseConfig, database_url
 from events.migrations import migrate
+from events.seed_store import SeedStore
 from events.service import TableService
-from events.store import EventStore, SeedStore
+from events.store import EventStore
 from events.subscription import LiveFeed
 from server import api_docs, openapi, ratelimit, record_handlers, streams
 from server import handlers as h

@@ -30,9 +30,10 @@ from events import types as e
 from events.audit import audit_records
 from events.audit_scan import audit_table
 from events.dice import SeedCipher
+from events.seed_store import SeedStore
 from events.service import TableService
 from events.simulate import simulate_table
-from events.store import EventStore, SeedStore
+from events.store import EventStore
 from events.streams import table_stream
 from server.metrics import Metrics
 from tests.records import recorded

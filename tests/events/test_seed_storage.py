@@ -28,8 +28,9 @@ import pytest
 from events import commands as c
 from events import dice
 from events.dice import SeedCipher
+from events.seed_store import SeedKeyError, SeedMismatchError, SeedStore
 from events.service import TableService
-from events.store import EventStore, SeedKeyError, SeedMismatchError, SeedStore
+from events.store import EventStore
 from events.streams import table_stream
 from server.app import create_app
 from server.config import SEED_KEY_FILE, Config, load_seed_key, seed_key_path
