@@ -27,8 +27,8 @@ game's in a :class:`~events.dice.FairDice`; when the decided events start that g
 seed in the seed store *before* appending, so the commitment is never published for a seed the
 server could lose. Two processes that drew different seeds for one game agree on the one kept
 first, and the loser decides again with it. A kept seed that does not match the commitment
-published for its game is refused (:class:`~events.seed_store.SeedMismatchError`): nothing is decided
-with it.
+published for its game is refused (:class:`~events.seed_store.SeedMismatchError`): nothing is
+decided with it.
 """
 
 from __future__ import annotations
