@@ -6,14 +6,18 @@ closed or nearly closed boards, and bear-offs (with opposing checkers still in t
 checker on the bar or a few checkers still outside). Everything is a pure function of the seed.
 
 Also the glue to GNU Backgammon's ``gnubg`` package (imported lazily; it is a GPL, test-only
-oracle): its board layout, and its legal plays turned back into resulting positions.
+oracle): its board layout, its legal plays turned back into resulting positions, and
+``gnubg_quiet`` to keep the boards it prints off the test output.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import random
+import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from engine.moves import legal_plays
@@ -247,3 +251,18 @@ def each_roll(positions: list[Position]) -> Iterator[tuple[Position, tuple[int, 
     for pos in positions:
         for dice in ROLLS:
             yield pos, dice
+
+
+@contextmanager
+def gnubg_quiet() -> Iterator[None]:
+    """GNU Backgammon prints boards on the C stdout: send them to /dev/null."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)

@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import random
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,28 +26,14 @@ from events.gamelog import GameLog, chouette_log, table_log
 from events.mat_export import export_chouette, export_mat, member_record
 from events.mat_import import import_mat
 from events.simulate import SimulatedTable, simulate_chouette, simulate_table
+from tests.engine_corpus import gnubg_quiet
 
 PLAYER = {"X": 0, "O": 1}
 
 
-@contextmanager
-def _quiet() -> Iterator[None]:
-    """GNU Backgammon prints boards on the C stdout: send them to /dev/null."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
-    try:
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(null)
-
-
 def gnubg_import(text: str, path: Path, *, jacoby: bool = False) -> dict[str, Any]:
     path.write_text(text, encoding="utf-8")
-    with _quiet():
+    with gnubg_quiet():
         gnubg.command(f"set jacoby {'on' if jacoby else 'off'}")
         gnubg.command(f"import mat {path}")
     match = gnubg.match()

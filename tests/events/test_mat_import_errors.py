@@ -12,11 +12,8 @@ the next game's opening throw at once, so the last game of its files is in play.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,21 +24,7 @@ from events import types as e
 from events.store import EventStore
 from events.streams import table_stream
 from server.cli import main
-
-
-@contextmanager
-def _quiet() -> Iterator[None]:
-    """GNU Backgammon prints boards on the C stdout: send them to /dev/null."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
-    try:
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(null)
+from tests.engine_corpus import gnubg_quiet
 
 
 def _gnubg_file(path: Path, seed: int, script: Sequence[str], *, match: int = 0) -> dict[str, Any]:
@@ -49,7 +32,7 @@ def _gnubg_file(path: Path, seed: int, script: Sequence[str], *, match: int = 0)
 
     Each step is a GNU Backgammon command, or ``play``: roll and make the best play.
     """
-    with _quiet():
+    with gnubg_quiet():
         # Every setting the script relies on (other tests change GNU Backgammon's globals).
         for command in (
             "set player 0 human",
