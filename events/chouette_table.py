@@ -15,7 +15,7 @@ from typing import Any
 from engine.actions import Action
 from engine.chouette import Chouette, ChouetteGame, ChouetteOptions, Consultation, CubeMode
 from engine.chouette.permissions import answer_targets, offer_targets
-from engine.errors import EngineError, IllegalActionError
+from engine.errors import IllegalActionError
 from engine.frozen import replace
 from engine.game import Phase
 from engine.moves import play as engine_play
@@ -34,7 +34,7 @@ from events.table import (
     start_game,
 )
 
-__all__ = ["decide", "evolve", "options_of", "settlements_of"]
+__all__ = ["decide", "evolve", "name_players", "options_of", "settlements_of"]
 
 
 def options_of(o: e.TableOptions) -> ChouetteOptions:
@@ -52,25 +52,17 @@ def options_of(o: e.TableOptions) -> ChouetteOptions:
 # -- decide -----------------------------------------------------------------------------------
 
 
+def name_players(state: TableState, text: str) -> str:
+    """An engine reason as a person reads it: the engine names players by account id, a
+    person is told display names."""
+    for player, name in state.names:
+        if name != player:
+            text = text.replace(player, name)
+    return text
+
+
 def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> list[e.Event]:
-    """The events that record ``cmd`` by ``actor`` at a chouette table.
-
-    The engine's reasons name players by account id; a person is told display names.
-    """
-    try:
-        return _decide(state, actor, cmd, dice)
-    except EngineError as exc:
-        text = str(exc)
-        named = text
-        for player, name in state.names:
-            if name != player:
-                named = named.replace(player, name)
-        if named == text or not type(exc).__module__.startswith("engine."):
-            raise
-        raise type(exc)(named) from exc
-
-
-def _decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> list[e.Event]:
+    """The events that record ``cmd`` by ``actor`` at a chouette table."""
     ch = state.chouette
     match cmd:
         case c.Join():

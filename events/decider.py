@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from engine.errors import EngineError
 from engine.frozen import replace
 from events import chouette_table, duel_table
 from events import commands as c
@@ -40,10 +41,17 @@ def decide(state: TableState, actor: str, command: c.Command, dice: DiceSource) 
             raise CommandError("no such table")
         case c.Chat():
             raise CommandError("chat goes to the table's chat stream (events.chat.decide_chat)")
-        case _ if state.kind == "chouette":
-            return chouette_table.decide(state, actor, command, dice)
-        case _:
-            return duel_table.decide(state, actor, command, dice)
+    rules = chouette_table if state.kind == "chouette" else duel_table
+    try:
+        return rules.decide(state, actor, command, dice)
+    except EngineError as exc:
+        # The engine names seats or account ids; a person is told names. Only the engine's
+        # own errors are worded again (the table's errors already name players).
+        text = str(exc)
+        named = rules.name_players(state, text)
+        if named == text or not type(exc).__module__.startswith("engine."):
+            raise
+        raise type(exc)(named) from exc
 
 
 def may_start_game(command: c.Command) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from engine.errors import EngineError, IllegalActionError
+from engine.errors import IllegalActionError
 from engine.frozen import replace
 from engine.game import Game, GameOptions, Phase
 from engine.match import Match
@@ -33,7 +33,7 @@ from events.table import (
     start_game,
 )
 
-__all__ = ["decide", "evolve"]
+__all__ = ["decide", "evolve", "name_players"]
 
 
 # -- decide -----------------------------------------------------------------------------------
@@ -42,19 +42,10 @@ __all__ = ["decide", "evolve"]
 _SEAT = re.compile(r"\bplayer ([01])\b")
 
 
-def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> list[e.Event]:
-    """The events that record ``cmd`` by ``actor`` at a money or match table.
-
-    The engine's reasons name seats ("it is player 1's turn"); a person is told names.
-    """
-    try:
-        return _decide(state, actor, cmd, dice)
-    except EngineError as exc:
-        text = str(exc)
-        named = _SEAT.sub(lambda m: _seat_name(state, int(m[1])), text)
-        if named == text or not type(exc).__module__.startswith("engine."):
-            raise
-        raise type(exc)(named) from exc
+def name_players(state: TableState, text: str) -> str:
+    """An engine reason as a person reads it: the engine names seats ("it is player 1's
+    turn"), a person is told names."""
+    return _SEAT.sub(lambda m: _seat_name(state, int(m[1])), text)
 
 
 def _seat_name(state: TableState, seat: int) -> str:
@@ -62,7 +53,8 @@ def _seat_name(state: TableState, seat: int) -> str:
     return state.display_name(player) if player else f"seat {seat}"
 
 
-def _decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> list[e.Event]:
+def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> list[e.Event]:
+    """The events that record ``cmd`` by ``actor`` at a money or match table."""
     seat = state.seat_of(actor)
     match cmd:
         case c.Join():
