@@ -514,9 +514,9 @@ def _chouette_game(
     waiting = list(ch.waiting_for())
     if opening:
         to_act = [g.box, g.captain]
+        box, captain = state.display_name(g.box), state.display_name(g.captain)
         status = (
-            f"Waiting for the opening throw: {_names(state, [g.box, g.captain])} "
-            "(the box or the captain) throws."
+            f"Waiting for the opening throw: {box} (the box) or {captain} (the captain) throws."
         )
     elif waiting:
         to_act = waiting

@@ -49,7 +49,7 @@ def test_three_browsers_play_a_chouette_game(
     # Bob starts the game: the line is thrown (Ann 6, Bob 4, Cat 2), then the opening throw.
     bob.click("cmd-start_game")
     for p in everyone:
-        p.expect_status("Waiting for the opening throw: Ann and Bob (the box or the captain)")
+        p.expect_status("Waiting for the opening throw: Ann (the box) or Bob (the captain) throws.")
         expect_line(p, [ann.account_id, bob.account_id, cat.account_id])
     expect(ann.test_id("role")).to_contain_text("You are the box.")
     expect(bob.test_id("role")).to_contain_text("You are the captain.")
