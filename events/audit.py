@@ -256,11 +256,9 @@ class _AuditDice:
         info = self.games.get(game)
         return info.revealed if info else ""
 
-    def die(self, game: int, counter: int) -> int:
+    def die(self, game: int, counter: int, clients: Sequence[str] = ()) -> int:
+        clients = tuple(clients)
         info = self.games.get(game)
-        # A game's players may add seeds only after it starts: a game being started (the
-        # throws for a chouette's line) throws with none.
-        clients = self.state.client_seeds if game == self.state.game_no else ()
         if info is not None and info.seed is not None:
             cache = (game, clients)
             key = self._keys.get(cache)
@@ -315,6 +313,12 @@ def _command_of(state: TableState, event: e.Event) -> tuple[list[str], c.Command
             return anyone, c.StartGame()
         case e.ClientSeedAdded():
             return by, c.AddSeed(seed=event.seed)
+        case e.ClientSeedWaived():
+            return by, c.WaiveSeed()
+        case e.SeedWindowClosed():
+            # The window closed by its time, as a throw was asked for: by whom is not
+            # recorded, and any player's throw closes it alike.
+            return anyone, c.Roll()
         case e.OpeningThrow():
             return anyone, c.Roll()
         case e.DiceRolled():
@@ -339,13 +343,13 @@ def _command_of(state: TableState, event: e.Event) -> tuple[list[str], c.Command
 
 
 def _decide_as(
-    state: TableState, actors: list[str], command: c.Command, dice: _AuditDice
+    state: TableState, actors: list[str], command: c.Command, dice: _AuditDice, now: int
 ) -> list[e.Event]:
-    """Decide ``command`` for the first of ``actors`` whose role allows it."""
+    """Decide ``command`` at ``now`` for the first of ``actors`` whose role allows it."""
     error: Exception | None = None
     for actor in actors:
         try:
-            return decide(state, actor, command, dice)
+            return decide(state, actor, command, dice, now)
         except NotAllowedError as exc:
             error = error or exc
     assert error is not None
@@ -647,7 +651,8 @@ class StreamAudit:
         dice.state = state
         dice.batch = events[i : i + _WINDOW]
         try:
-            decided = _decide_as(state, actors, command, dice)
+            # The command was decided at the time its events carry (all the same).
+            decided = _decide_as(state, actors, command, dice, first.at)
         except _MissingThrow as exc:
             if not final and i + _WINDOW > len(events):
                 raise _NeedMore from None

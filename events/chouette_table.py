@@ -31,7 +31,10 @@ from events.table import (
     add_seed,
     evolve_seed,
     game_started,
+    open_for_throw,
+    seed_window_ms,
     start_game,
+    waive_seed,
 )
 
 __all__ = ["decide", "evolve", "name_players", "options_of", "settlements_of"]
@@ -61,8 +64,10 @@ def name_players(state: TableState, text: str) -> str:
     return text
 
 
-def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> list[e.Event]:
-    """The events that record ``cmd`` by ``actor`` at a chouette table."""
+def decide(
+    state: TableState, actor: str, cmd: c.Command, dice: DiceSource, now: int
+) -> list[e.Event]:
+    """The events that record ``cmd`` by ``actor`` at a chouette table at ``now``."""
     ch = state.chouette
     match cmd:
         case c.Join():
@@ -74,23 +79,37 @@ def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> l
             return [e.PlayerLeft(player=actor), *_after(state, ch, new, dice)]
         case c.StartGame():
             return _start(state, ch, dice)
+        case c.AddSeed() | c.WaiveSeed():
+            if not state.window_open and (ch is None or actor not in ch.players):
+                raise NotAllowedError(f"{actor!r} is not playing")
+            answered = (
+                add_seed(state, actor, cmd)
+                if isinstance(cmd, c.AddSeed)
+                else waive_seed(state, actor)
+            )
+            return [*answered, *_line_after(state, answered, dice)]
+        case c.Roll() if state.in_game and ch is not None and ch.ordering is not None:
+            # The first game's line is thrown for once its seed window closes: any member's
+            # roll throws it (the box and the captain throw the opening next).
+            closing = open_for_throw(state, now)
+            return [*closing, *_line_throws(state, ch, dice, state.client_seeds)]
     if ch is None or not ch.in_progress or ch.game is None:
         raise CommandError("no game in progress")
     game = ch.game
     match cmd:
-        case c.AddSeed():
-            if actor not in ch.players:
-                raise NotAllowedError(f"{actor!r} is not playing")
-            return [add_seed(state, actor, cmd)]
         case c.Roll() if game.phase is Phase.OPENING:
             if actor not in (game.box, game.captain):
                 raise NotAllowedError(
                     f"{actor!r} cannot throw the opening: the box and the captain throw"
                 )
-            return _opening(state, ch, dice)
+            return [*open_for_throw(state, now), *_opening(state, ch, dice)]
         case c.Roll():
             counter = state.dice_counter
-            roll = (dice.die(state.game_no, counter), dice.die(state.game_no, counter + 1))
+            clients = state.client_seeds
+            roll = (
+                dice.die(state.game_no, counter, clients),
+                dice.die(state.game_no, counter + 1, clients),
+            )
             ch.roll(actor, roll)
             return [e.DiceRolled(player=actor, dice=roll)]
         case c.Move(notation=notation, moves=given):
@@ -168,9 +187,13 @@ def _opening(state: TableState, ch: Chouette, dice: DiceSource) -> list[e.Event]
     """The box and the captain throw one die each, again while they tie."""
     events: list[e.Event] = []
     counter = state.dice_counter
+    clients = state.client_seeds
     probe = ch
     while True:
-        throw = (dice.die(state.game_no, counter), dice.die(state.game_no, counter + 1))
+        throw = (
+            dice.die(state.game_no, counter, clients),
+            dice.die(state.game_no, counter + 1, clients),
+        )
         counter += 2
         events.append(e.OpeningThrow(dice=throw))
         probe = probe.opening_throw(*throw)
@@ -182,9 +205,12 @@ def _opening(state: TableState, ch: Chouette, dice: DiceSource) -> list[e.Event]
 
 
 def _start(state: TableState, ch: Chouette | None, dice: DiceSource) -> list[e.Event]:
-    """The next game; a new chouette's first throws for the line with that game's dice."""
+    """The next game; a new chouette's first throws for the line with that game's dice, once
+    its seed window closes (at once if the table has none)."""
     if ch is not None and ch.in_progress:
         raise CommandError("a game is already in progress")
+    if ch is not None and ch.ordering is not None:
+        raise CommandError("the first game has started: the line is thrown for next")
     if len(state.members) < 2:
         raise CommandError("a chouette needs at least two players")
     # The first game's line is not thrown yet: it is played by everyone at the table.
@@ -192,14 +218,38 @@ def _start(state: TableState, ch: Chouette | None, dice: DiceSource) -> list[e.E
     if ch is not None:
         ch.start_game()  # raises the reason it cannot start
         return [started]
-    # A new chouette: everyone throws one die for the line, ties again among the tied only.
-    events: list[e.Event] = [started]
+    if seed_window_ms(state):
+        return [started]
     order = Chouette.new(state.members, options_of(state.options))
+    return [started, *_line_throws(state, order, dice, (), game=started.game)]
+
+
+def _line_after(state: TableState, answered: list[e.Event], dice: DiceSource) -> list[e.Event]:
+    """The line's throws, when the answer that closed the first game's seed window is in
+    ``answered`` (with the seed it may add mixed in)."""
+    ch = state.chouette
+    if ch is None or ch.ordering is None or not isinstance(answered[-1], e.SeedWindowClosed):
+        return []
+    added = tuple(ev.seed for ev in answered if isinstance(ev, e.ClientSeedAdded))
+    return _line_throws(state, ch, dice, (*state.client_seeds, *added))
+
+
+def _line_throws(
+    state: TableState,
+    order: Chouette,
+    dice: DiceSource,
+    clients: tuple[str, ...],
+    game: int = 0,
+) -> list[e.Event]:
+    """Everyone throws one die for the line, ties again among the tied only: ``line_throw``
+    rounds with the dice of the first game (``game``, else the one in play) from its first."""
+    game = game or state.game_no
+    events: list[e.Event] = []
     counter = 0
     while order.ordering is not None:
         throws = {}
         for player in order.ordering.to_throw:
-            throws[player] = dice.die(started.game, counter)
+            throws[player] = dice.die(game, counter, clients)
             counter += 1
         events.append(e.LineThrow(throws=throws))
         order = order.order_throw(throws)

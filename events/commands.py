@@ -55,6 +55,10 @@ class AddSeed(Command, frozen=True, kw_only=True, tag="add_seed"):
     seed: Annotated[Name, Meta(min_length=1, max_length=128)]
 
 
+class WaiveSeed(Command, frozen=True, kw_only=True, tag="waive_seed"):
+    """Add no seed to this game's dice, so the seed window need not wait for this player."""
+
+
 class Roll(Command, frozen=True, kw_only=True, tag="roll"):
     """Throw the dice (the opening throw too); the server supplies them."""
 
@@ -111,6 +115,7 @@ AnyCommand = (
     | Leave
     | StartGame
     | AddSeed
+    | WaiveSeed
     | Roll
     | Move
     | Double

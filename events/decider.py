@@ -17,18 +17,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import msgspec
+
 from engine.errors import EngineError
 from engine.frozen import replace
 from events import chouette_table, duel_table
 from events import commands as c
 from events import types as e
-from events.table import CommandError, DiceSource, InvalidCommandError, TableState
+from events.table import CommandError, DiceSource, InvalidCommandError, TableState, evolve_window
 
 __all__ = ["decide", "evolve", "fold", "may_start_game"]
 
 
-def decide(state: TableState, actor: str, command: c.Command, dice: DiceSource) -> list[e.Event]:
-    """The events that record ``command`` by ``actor``, or a precise error. Pure.
+def decide(
+    state: TableState, actor: str, command: c.Command, dice: DiceSource, now: int = 0
+) -> list[e.Event]:
+    """The events that record ``command`` by ``actor`` at time ``now``, or a precise error. Pure.
+
+    ``now`` (milliseconds since the Unix epoch) is an input like the dice: the server passes
+    its clock, an audit the recorded time. Every event returned carries it (``at``), and
+    deadlines (the seed window) are judged by it.
 
     :raises CommandError: a command that does not fit this table.
     :raises NotAllowedError: the actor's role does not allow it.
@@ -36,14 +44,14 @@ def decide(state: TableState, actor: str, command: c.Command, dice: DiceSource) 
     """
     match command:
         case c.CreateTable():
-            return _create(state, actor, command)
+            return _stamped(_create(state, actor, command), now)
         case _ if not state.version:
             raise CommandError("no such table")
         case c.Chat():
             raise CommandError("chat goes to the table's chat stream (events.chat.decide_chat)")
     rules = chouette_table if state.kind == "chouette" else duel_table
     try:
-        return rules.decide(state, actor, command, dice)
+        return _stamped(rules.decide(state, actor, command, dice, now), now)
     except EngineError as exc:
         # The engine names seats or account ids; a person is told names. Only the engine's
         # own errors are worded again (the table's errors already name players).
@@ -52,6 +60,11 @@ def decide(state: TableState, actor: str, command: c.Command, dice: DiceSource) 
         if named == text or not type(exc).__module__.startswith("engine."):
             raise
         raise type(exc)(named) from exc
+
+
+def _stamped(events: list[e.Event], now: int) -> list[e.Event]:
+    """The events with the time they were decided at."""
+    return [msgspec.structs.replace(ev, at=now) for ev in events] if now else events
 
 
 def may_start_game(command: c.Command) -> bool:
@@ -109,10 +122,14 @@ def evolve(state: TableState, event: e.Event) -> TableState:
                 created_by=event.created_by,
                 name=event.name,
             )
-        case _ if state.kind == "chouette":
-            s = chouette_table.evolve(state, event)
         case _:
-            s = duel_table.evolve(state, event)
+            window = evolve_window(state, event)
+            if window is not None:
+                s = window
+            elif state.kind == "chouette":
+                s = chouette_table.evolve(state, event)
+            else:
+                s = duel_table.evolve(state, event)
     if s is state:
         return replace(state, version=state.version + 1)
     # ``s`` is a copy made just now and seen by nobody else: give it its version in place

@@ -117,19 +117,16 @@ class FairDice:
     """The production dice source of one command: the seeds of the games it may touch, given.
 
     ``seeds`` holds the seed of the game in play and, for a command that may start a game, the
-    next game's (drawn with :func:`draw_seed`); ``client_seeds`` the players' seeds of each game,
-    in the order they were recorded. It never draws a seed itself: which seeds a command used
-    is then plain to the caller, who keeps them.
+    next game's (drawn with :func:`draw_seed`); the players' seeds of a game come with each
+    die asked for (the decider knows them from the table's events). It never draws a seed
+    itself: which seeds a command used is then plain to the caller, who keeps them.
 
     :raises LookupError: a game whose seed was not given (a bug of the caller).
     """
 
-    def __init__(
-        self, seeds: Mapping[int, bytes], client_seeds: Mapping[int, Sequence[str]]
-    ) -> None:
+    def __init__(self, seeds: Mapping[int, bytes]) -> None:
         self._seeds = seeds
-        self._client_seeds = client_seeds
-        self._keys: dict[int, bytes] = {}
+        self._keys: dict[tuple[int, tuple[str, ...]], bytes] = {}
 
     def seed(self, game: int) -> bytes:
         try:
@@ -140,10 +137,11 @@ class FairDice:
     def commitment(self, game: int) -> str:
         return commitment(self.seed(game))
 
-    def die(self, game: int, counter: int) -> int:
-        key = self._keys.get(game)
+    def die(self, game: int, counter: int, clients: Sequence[str] = ()) -> int:
+        cache = (game, tuple(clients))
+        key = self._keys.get(cache)
         if key is None:
-            key = self._keys[game] = game_key(self.seed(game), self._client_seeds.get(game, ()))
+            key = self._keys[cache] = game_key(self.seed(game), clients)
         return derive_die(key, counter)
 
     def reveal(self, game: int) -> str:

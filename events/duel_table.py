@@ -30,7 +30,9 @@ from events.table import (
     add_seed,
     evolve_seed,
     game_started,
+    open_for_throw,
     start_game,
+    waive_seed,
 )
 
 __all__ = ["decide", "evolve", "name_players"]
@@ -53,8 +55,10 @@ def _seat_name(state: TableState, seat: int) -> str:
     return state.display_name(player) if player else f"seat {seat}"
 
 
-def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> list[e.Event]:
-    """The events that record ``cmd`` by ``actor`` at a money or match table."""
+def decide(
+    state: TableState, actor: str, cmd: c.Command, dice: DiceSource, now: int
+) -> list[e.Event]:
+    """The events that record ``cmd`` by ``actor`` at a money or match table at ``now``."""
     seat = state.seat_of(actor)
     match cmd:
         case c.Join():
@@ -78,12 +82,19 @@ def decide(state: TableState, actor: str, cmd: c.Command, dice: DiceSource) -> l
     game = state.match.game
     match cmd:
         case c.AddSeed():
-            return [add_seed(state, actor, cmd)]
+            return add_seed(state, actor, cmd)
+        case c.WaiveSeed():
+            return waive_seed(state, actor)
         case c.Roll():
             if game.phase is Phase.OPENING:
-                return _opening(state, game, dice)
+                closing = open_for_throw(state, now)
+                return [*closing, *_opening(state, game, dice)]
             counter = state.dice_counter
-            roll = (dice.die(state.game_no, counter), dice.die(state.game_no, counter + 1))
+            clients = state.client_seeds
+            roll = (
+                dice.die(state.game_no, counter, clients),
+                dice.die(state.game_no, counter + 1, clients),
+            )
             game.roll(seat, roll)  # raises if this player may not roll now
             return [e.DiceRolled(player=actor, dice=roll)]
         case c.Move():
@@ -167,8 +178,12 @@ def _opening(state: TableState, game: Game, dice: DiceSource) -> list[e.Event]:
     """The opening throw, thrown again while it is a tie (docs/rules.md §2)."""
     events: list[e.Event] = []
     counter = state.dice_counter
+    clients = state.client_seeds
     while True:
-        throw = (dice.die(state.game_no, counter), dice.die(state.game_no, counter + 1))
+        throw = (
+            dice.die(state.game_no, counter, clients),
+            dice.die(state.game_no, counter + 1, clients),
+        )
         counter += 2
         events.append(e.OpeningThrow(dice=throw))
         game = game.opening_throw(*throw)

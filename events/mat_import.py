@@ -13,6 +13,8 @@ resignation right after the opening throw: that player has no turn before it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from engine.errors import EngineError
 from engine.game import Phase
 from engine.matfile import MatAction, MatFormatError, MatGame, parse_mat
@@ -38,7 +40,7 @@ class _FileDice:
     def reveal(self, game: int) -> str:
         return ""
 
-    def die(self, game: int, counter: int) -> int:
+    def die(self, game: int, counter: int, clients: Sequence[str] = ()) -> int:
         if not self.queue:
             raise MatFormatError(f"game {game}: the file has no throw here")
         return self.queue.pop(0)

@@ -217,6 +217,8 @@ class TableService:
         unless ``dice_factory`` is given.
     :param cache_size: how many tables' folded states (and seeds) are kept in memory; the
         least recently used go first.
+    :param clock: the time commands are decided at, in seconds since the epoch (tests inject
+        theirs); the system's clock by default.
     """
 
     def __init__(
@@ -226,6 +228,7 @@ class TableService:
         dice_factory: Callable[[str], DiceSource] | None = None,
         seeds: SeedStore | None = None,
         cache_size: int = 10_000,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         if seeds is None and dice_factory is None:
             raise ValueError("the fair dice need a seed store (TableService(..., seeds=...))")
@@ -233,12 +236,17 @@ class TableService:
         self._observer: CommandObserver = observer or _Unobserved()
         self._dice_factory = dice_factory
         self._seed_store = seeds
+        self._clock = clock
         self._states: _Lru[TableState] = _Lru(cache_size)
         self._locks = _IdleLocks()
         self._seeds: _Lru[dict[int, bytes]] = _Lru(cache_size)
         self._inflight = 0
         self._idle = asyncio.Event()
         self._idle.set()
+
+    def now(self) -> int:
+        """The time to decide a command at: milliseconds since the Unix epoch."""
+        return int(self._clock() * 1000)
 
     async def drain(self, timeout: float) -> None:
         """Wait (up to ``timeout`` seconds) for the commands in flight to finish."""
@@ -306,8 +314,7 @@ class TableService:
             else:
                 pending = _PendingSeed(following, draw_seed())
                 given[following] = pending.seed
-        clients = {state.game_no: list(state.client_seeds)} if state.game_no else {}
-        return FairDice(given, clients), pending
+        return FairDice(given), pending
 
     async def _keep_seed(self, table_id: str, pending: _PendingSeed, events: list[e.Event]) -> bool:
         """Keep the drawn seed if the decided events start its game, before its commitment is
@@ -422,7 +429,7 @@ class TableService:
                     state = await self.state(table_id)
                 dice, pending = await self._dice(table_id, state, command)
                 try:
-                    events = decide(state, actor, command, dice)
+                    events = decide(state, actor, command, dice, self.now())
                 except Exception:
                     # A retry of a command that succeeded is refused by the state it made
                     # (cannot roll twice...): answer it with the first outcome instead.

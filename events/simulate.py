@@ -42,6 +42,8 @@ class SimulatedTable:
     state: TableState = field(default_factory=TableState)
     seeds: dict[int, bytes] = field(default_factory=dict)
     """The secret seed of each game (revealed in its ``game_ended``)."""
+    now: int = 1_764_000_000_000
+    """The time commands are decided at (ms since the epoch): a few seconds pass per step."""
 
     @property
     def events(self) -> list[e.Event]:
@@ -54,12 +56,28 @@ class SimulatedTable:
         for g in (s.game_no, s.game_no + 1):
             if g and g not in self.seeds:
                 self.seeds[g] = rng.randbytes(32)
-        dice = FairDice(self.seeds, {s.game_no: list(s.client_seeds)})
-        events = decide(s, actor, command, dice)
+        dice = FairDice(self.seeds)
+        self.now += rng.randint(200, 4000)
+        events = decide(s, actor, command, dice, self.now)
         for ev in events:
             s = evolve(s, ev)
         self.state = s
         self.steps.append(Step(actor, command, tuple(events)))
+
+
+def _seed_window(
+    table: SimulatedTable, rng: random.Random, seed_rate: float, waive_rate: float = 0.4
+) -> None:
+    """Each player the open seed window waits for adds a seed, waives or says nothing; then,
+    if some said nothing, time runs out (the next throw closes the window)."""
+    for p in table.state.seed_waiting:
+        r = rng.random()
+        if r < seed_rate:
+            table.run(p, c.AddSeed(seed=f"{p}-{rng.getrandbits(64):x}"), rng)
+        elif r < seed_rate + waive_rate:
+            table.run(p, c.WaiveSeed(), rng)
+    if table.state.window_open:
+        table.now = max(table.now, table.state.seed_deadline)
 
 
 def simulate_table(
@@ -106,8 +124,10 @@ def simulate_table(
             break
         number = s.game_no
         if game.phase is Phase.OPENING:
+            if s.window_open:
+                _seed_window(table, rng, seed_rate)
             for p in players:
-                if s.dice_counter == 0 and rng.random() < seed_rate:
+                if not s.options.seed_window and s.dice_counter == 0 and rng.random() < seed_rate:
                     run(p, c.AddSeed(seed=f"{p}-{rng.getrandbits(64):x}"))
             run(rng.choice(players), c.Roll())
         elif game.phase is Phase.ROLL:
@@ -178,14 +198,27 @@ def simulate_chouette(
     while table.state.in_game:
         st = table.state
         ch = st.chouette
-        assert ch is not None and ch.game is not None
+        assert ch is not None
+        if st.window_open:
+            _seed_window(table, rng, seed_rate=0.5)
+            if not table.state.window_open:  # the last answer closed it (and threw the line)
+                continue
+        if ch.ordering is not None:
+            run(rng.choice(st.members), c.Roll())  # throws for the line
+            continue
+        assert ch.game is not None
         g = ch.game
         number = st.game_no
         if not finish and played == games - 1 and st.dice_counter > 20 and rng.random() < 0.05:
             break
         waiting = ch.waiting_for()
         if g.phase is Phase.OPENING:
-            if not st.dice_counter and number > 1 and rng.random() < 0.3:
+            if (
+                not st.options.seed_window
+                and not st.dice_counter
+                and number > 1
+                and rng.random() < 0.3
+            ):
                 run(g.captain, c.AddSeed(seed=f"{g.captain}-{rng.getrandbits(32):x}"))
             run(g.box, c.Roll())
         elif waiting:

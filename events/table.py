@@ -10,6 +10,7 @@ imports neither, so each of them can import it (docs/design.md, "Dependencies po
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -33,8 +34,12 @@ __all__ = [
     "TableState",
     "add_seed",
     "evolve_seed",
+    "evolve_window",
     "game_started",
+    "open_for_throw",
+    "seed_window_ms",
     "start_game",
+    "waive_seed",
 ]
 
 
@@ -100,8 +105,9 @@ class DiceSource(Protocol):
         """The published hash of the seed for ``game``."""
         ...
 
-    def die(self, game: int, counter: int) -> int:
-        """The ``counter``-th die (from 0) thrown in ``game``, 1..6."""
+    def die(self, game: int, counter: int, clients: Sequence[str] = ()) -> int:
+        """The ``counter``-th die (from 0) thrown in ``game``, 1..6, with the players' seeds
+        ``clients`` (in the order recorded) mixed in."""
         ...
 
     def reveal(self, game: int) -> str:
@@ -140,6 +146,14 @@ class TableState:
     commitment: str = ""
     client_seeds: tuple[str, ...] = ()
     """Seeds the players mixed into this game's dice, in order."""
+    started_at: int = 0
+    """When the current game started (its ``game_started``'s time, ms since the epoch)."""
+    window_open: bool = False
+    """Whether the current game's seed window is open (no die may be thrown while it is)."""
+    seed_players: tuple[str, ...] = ()
+    """Who the current game's seed window waits for: its players as it started."""
+    seed_answered: tuple[str, ...] = ()
+    """Who has added a seed or waived in the current game's window."""
     match_winner: str = ""
     ledger: tuple[tuple[str, int], ...] = ()
     """Money won (positive) and lost per player over the table's life."""
@@ -170,6 +184,25 @@ class TableState:
     def display_name(self, player: str) -> str:
         return dict(self.names).get(player, player)
 
+    @property
+    def seed_waiting(self) -> tuple[str, ...]:
+        """Who the open seed window still waits for: the game's players still at the table
+        who have neither added a seed nor waived."""
+        if not self.window_open:
+            return ()
+        here = self.players
+        return tuple(p for p in self.seed_players if p in here and p not in self.seed_answered)
+
+    @property
+    def seed_deadline(self) -> int:
+        """When the open seed window closes at the latest (ms since the epoch); 0 if none."""
+        return self.started_at + seed_window_ms(self) if self.window_open else 0
+
+
+def seed_window_ms(state: TableState) -> int:
+    """The table's seed window in milliseconds (0: none)."""
+    return (state.options.seed_window or 0) * 1000
+
 
 # -- what every kind decides alike ------------------------------------------------------------
 
@@ -181,14 +214,65 @@ def start_game(state: TableState, dice: DiceSource, players: list[str]) -> e.Gam
     return e.GameStarted(game=number, dice_commitment=dice.commitment(number), players=players)
 
 
-def add_seed(state: TableState, actor: str, cmd: c.AddSeed) -> e.ClientSeedAdded:
-    """A player's seed for the current game, accepted only before its first throw (so the
-    server, having committed first, cannot choose the throws after seeing it)."""
+def _answer_window(state: TableState, actor: str, what: str) -> None:
+    """Refuse an answer to the seed window (a seed or a waiver) that does not fit it."""
     if not state.in_game:
         raise CommandError("no game in progress")
-    if state.dice_counter:
+    if state.window_open:
+        if actor in state.seed_answered:
+            raise CommandError(f"you have already {what} for game {state.game_no}")
+        if actor not in state.seed_players:
+            raise NotAllowedError(f"{state.display_name(actor)} is not playing this game")
+    elif seed_window_ms(state):
+        raise CommandError(f"the seed window of game {state.game_no} has closed")
+    elif state.dice_counter:
         raise CommandError("seeds can only be added before the game's first throw")
-    return e.ClientSeedAdded(player=actor, game=state.game_no, seed=cmd.seed)
+
+
+def _closes(state: TableState, actor: str) -> list[e.Event]:
+    """The window closing as ``actor``, the last player it waits for, answers."""
+    if state.window_open and state.seed_waiting == (actor,):
+        return [e.SeedWindowClosed(game=state.game_no, missing=[])]
+    return []
+
+
+def add_seed(state: TableState, actor: str, cmd: c.AddSeed) -> list[e.Event]:
+    """A player's seed for the current game, accepted only before its first throw (so the
+    server, having committed first, cannot choose the throws after seeing it): while the seed
+    window is open, or with no window, until the first throw. The last answer closes the
+    window."""
+    _answer_window(state, actor, "added a seed or waived")
+    added = e.ClientSeedAdded(player=actor, game=state.game_no, seed=cmd.seed)
+    return [added, *_closes(state, actor)]
+
+
+def waive_seed(state: TableState, actor: str) -> list[e.Event]:
+    """A player adds no seed to this game; the last answer closes the window."""
+    if not state.window_open:
+        raise CommandError(f"game {state.game_no} has no seed window open to waive")
+    _answer_window(state, actor, "added a seed or waived")
+    return [e.ClientSeedWaived(player=actor, game=state.game_no), *_closes(state, actor)]
+
+
+def open_for_throw(state: TableState, now: int) -> list[e.Event]:
+    """What must come before the current game's next throw at time ``now``: nothing once the
+    seed window is closed; its closing if every player answered or its time has run out
+    (naming who did not answer).
+
+    :raises CommandError: the window is open, waiting for players, and its time has not run
+        out yet (the reason names them and the time left).
+    """
+    if not state.window_open:
+        return []
+    waiting = state.seed_waiting
+    if waiting and now < state.seed_deadline:
+        names = [state.display_name(p) for p in waiting]
+        who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        left = (state.seed_deadline - now + 999) // 1000
+        raise CommandError(
+            f"waiting for {who} to add a dice seed or waive ({left} s left in the seed window)"
+        )
+    return [e.SeedWindowClosed(game=state.game_no, missing=list(waiting))]
 
 
 # -- what every kind folds alike --------------------------------------------------------------
@@ -197,6 +281,7 @@ def add_seed(state: TableState, actor: str, cmd: c.AddSeed) -> e.ClientSeedAdded
 def game_started(s: TableState, event: e.GameStarted, **changes: Any) -> TableState:
     """The state as a game starts (for every kind of table): its number, commitment, a fresh
     dice counter and no client seeds yet, plus the kind's own ``changes``."""
+    window = seed_window_ms(s) > 0
     return replace(
         s,
         game_no=event.game,
@@ -204,13 +289,60 @@ def game_started(s: TableState, event: e.GameStarted, **changes: Any) -> TableSt
         dice_counter=0,
         commitment=event.dice_commitment,
         client_seeds=(),
+        started_at=event.at,
+        window_open=window,
+        seed_players=tuple(event.players) if window else (),
+        seed_answered=(),
         **changes,
     )
 
 
 def evolve_seed(s: TableState, event: e.ClientSeedAdded) -> TableState:
-    """A client seed joins the current game's, in order; one recorded after the first throw
-    does not fit the rules (an audit reports it)."""
-    if not s.in_game or s.dice_counter or event.game != s.game_no:
-        raise IllegalActionError("a client seed recorded after the game's first throw")
-    return replace(s, client_seeds=(*s.client_seeds, event.seed))
+    """A client seed joins the current game's, in order; one recorded after the first throw,
+    after the window closed, twice, or by someone not playing does not fit the rules (an audit
+    reports it)."""
+    _fits_window(s, event.player, event.game)
+    return replace(
+        s,
+        client_seeds=(*s.client_seeds, event.seed),
+        seed_answered=(*s.seed_answered, event.player) if s.window_open else s.seed_answered,
+    )
+
+
+def _fits_window(s: TableState, player: str, game: int) -> None:
+    if not s.in_game or game != s.game_no:
+        raise IllegalActionError(f"a dice seed answer for game {game}, which is not in play")
+    if s.window_open:
+        if player in s.seed_answered or player not in s.seed_players:
+            raise IllegalActionError(f"a second seed answer, or one by {player!r}, not playing")
+    elif seed_window_ms(s) or s.dice_counter:
+        raise IllegalActionError("a client seed recorded after the seed window closed")
+
+
+def evolve_window(s: TableState, event: e.Event) -> TableState | None:
+    """The seed window's own events (a waiver, the closing), folded alike for every kind of
+    table, or None for any other event. A throw while the window is open does not fit the
+    rules, nor a closing that names the wrong players or comes before its time."""
+    match event:
+        case e.ClientSeedWaived(player=player, game=game):
+            if not s.window_open:
+                raise IllegalActionError("a seed waiver with no seed window open")
+            _fits_window(s, player, game)
+            return replace(s, seed_answered=(*s.seed_answered, player))
+        case e.SeedWindowClosed(game=game, missing=missing):
+            if not s.window_open or game != s.game_no:
+                raise IllegalActionError(f"game {game}'s seed window closed, but it was not open")
+            if sorted(missing) != sorted(s.seed_waiting):
+                raise IllegalActionError(
+                    f"the seed window closed without {missing!r}, but was waiting for "
+                    f"{list(s.seed_waiting)!r}"
+                )
+            if missing and event.at < s.seed_deadline:
+                raise IllegalActionError(
+                    f"the seed window closed at {event.at}, before its time ran out at "
+                    f"{s.seed_deadline}"
+                )
+            return replace(s, window_open=False)
+        case e.OpeningThrow() | e.DiceRolled() | e.LineThrow() if s.window_open:
+            raise IllegalActionError(f"{e.tag(event)} before the seed window closed")
+    return None

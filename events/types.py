@@ -89,6 +89,24 @@ class TableOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     knows who is a guest (docs/design.md, "How a command travels"), so that one person cannot
     take two places (the box and a team seat, say) as throwaway guests. Any kind of table; to be
     on for rated tables once there are ratings (issue 15)."""
+    seed_window: (
+        Annotated[
+            int,
+            Meta(
+                ge=0,
+                le=60,
+                description="Seconds each game's players have to add a dice seed of their own"
+                " (or waive) before its first throw; no die is thrown before the window closes."
+                " 0 turns the waiting off. Omitted: the server's default (5 s unless configured).",
+            ),
+        ]
+        | None
+    ) = None
+    """The seed window before each game's first throw, in seconds (docs/dice.md): each of the
+    game's players adds a seed or waives; it closes when all have answered or when this time
+    has passed, and no die is thrown before it closes. 0: no waiting (a seed may still be added
+    before the first throw). None in a request: the server's default, which it records in
+    ``table_created``; None in a stored event (tables created before the window existed): 0."""
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -96,6 +114,11 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
 
     schema_version: ClassVar[int] = 1
     """The version of this event type's payload; bump it with an upcaster in UPCASTERS."""
+    at: int = 0
+    """When the server decided it, in milliseconds since the Unix epoch: the time the decider
+    was given with the command (every event of one command has the same). Deadlines (the seed
+    window, clocks) are judged by these times, so an audit can check them. 0 in events
+    recorded before times were kept."""
 
 
 # -- the table's life -------------------------------------------------------------------------
@@ -147,6 +170,23 @@ class ClientSeedAdded(Event, frozen=True, kw_only=True, tag="client_seed_added")
     player: PlayerId
     game: int
     seed: Annotated[str, Meta(min_length=1, max_length=128)]
+
+
+class ClientSeedWaived(Event, frozen=True, kw_only=True, tag="client_seed_waived"):
+    """A player adds no seed to this game's dice and says so, so the seed window need not wait
+    for them."""
+
+    player: PlayerId
+    game: int
+
+
+class SeedWindowClosed(Event, frozen=True, kw_only=True, tag="seed_window_closed"):
+    """The seed window of a game closed: every player answered (``missing`` empty), or its time
+    ran out and ``missing`` names who neither added a seed nor waived. The game's dice may be
+    thrown only after this event."""
+
+    game: int
+    missing: list[str] = []
 
 
 class OpeningThrow(Event, frozen=True, kw_only=True, tag="opening_throw"):
@@ -309,6 +349,8 @@ AnyEvent = (
     | LineThrow
     | GameStarted
     | ClientSeedAdded
+    | ClientSeedWaived
+    | SeedWindowClosed
     | OpeningThrow
     | DiceRolled
     | CheckersMoved

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import weakref
 from collections.abc import AsyncIterator
 
@@ -102,7 +103,12 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     app[ACCOUNTS_POOL] = store.pool
     app[ACCOUNTS] = Accounts.from_config(store.pool, config)
     app[TABLES] = TableService(
-        store, app[METRICS], config.dice_factory, await _seeds(config, store), config.table_cache
+        store,
+        app[METRICS],
+        config.dice_factory,
+        await _seeds(config, store),
+        config.table_cache,
+        clock=config.clock or time.time,
     )
     app[LIVE_FEED] = notifier
     app[record_handlers.AUDITS] = AuditCache(store)

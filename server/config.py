@@ -154,8 +154,19 @@ class Config:
     table_cache: int = 10_000
     """Tables whose folded state and dice seeds a process keeps in memory, the least recently
     used dropped first (`CHOUETTE_TABLE_CACHE`)."""
+    seed_window: int = 5
+    """Seconds each game's players have to add a dice seed or waive before its first throw,
+    for tables created without a ``seed_window`` option (`CHOUETTE_SEED_WINDOW`, 0 to 60; 0:
+    no waiting). Recorded in each table's ``table_created``."""
     dice_factory: Callable[[str], DiceSource] | None = field(default=None, repr=False)
     """Tests only: dice for a table id instead of the provably fair dice."""
+    clock: Callable[[], float] | None = field(default=None, repr=False)
+    """Tests only: the time (seconds since the epoch) commands are decided at, instead of the
+    system's clock. No variable or flag sets it."""
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.seed_window <= 60:
+            raise ValueError(f"the seed window is 0 to 60 seconds, not {self.seed_window}")
 
     @classmethod
     def from_env(cls, **overrides: object) -> Config:
@@ -185,6 +196,7 @@ class Config:
             *((name, _cap) for name in CAPS),
             ("open_table_idle", parse_duration),
             ("table_cache", int),
+            ("seed_window", int),
         )
         for key, conv in converters:
             raw = env.get(f"CHOUETTE_{key.upper()}")
@@ -199,6 +211,7 @@ class Config:
             values["seed_key"] = decode_seed_key(env["CHOUETTE_SEED_KEY"])
         values.update({k: v for k, v in overrides.items() if v is not None})
         values.pop("dice_factory", None)
+        values.pop("clock", None)
         return cls(**values)  # type: ignore[arg-type]
 
 

@@ -300,7 +300,11 @@ async def create_table(request: web.Request) -> web.Response:
     command_id = body.command_id or uuid.uuid4()
     # The table's id is derived from the command id, so a retried create names the same table.
     table_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"chouette:table:{command_id}"))
-    command = c.CreateTable(kind=body.kind, options=body.options, name=body.name)
+    options = body.options
+    if options.seed_window is None:
+        # Recorded with the table, so that its events say everything the rules were given.
+        options = msgspec.structs.replace(options, seed_window=request.app[CONFIG].seed_window)
+    command = c.CreateTable(kind=body.kind, options=options, name=body.name)
     tables = request.app[TABLES]
     limits = request.app[ratelimit.LIMITS]
     pool = request.app[ACCOUNTS_POOL]
@@ -321,7 +325,7 @@ async def create_table(request: web.Request) -> web.Response:
         {
             "id": table_id,
             "duplicate": outcome.duplicate,
-            "table": table_view(state, account.account_id),
+            "table": table_view(state, account.account_id, request.app[TABLES].now()),
             "events": [message(r, "table") for r in outcome.events],
         },
         200 if outcome.duplicate else 201,
@@ -332,7 +336,8 @@ async def get_table(request: web.Request) -> web.Response:
     table_id = _table_id(request)
     account = await current_account(request, required=False)
     state = await request.app[TABLES].state(table_id)
-    return json_response(table_view(state, account.account_id if account else None))
+    viewer = account.account_id if account else None
+    return json_response(table_view(state, viewer, request.app[TABLES].now()))
 
 
 async def post_command(request: web.Request) -> web.Response:

@@ -70,14 +70,21 @@ COMMAND_EXAMPLES = {
     "start_game": _command(
         "Start a chouette's first game",
         {"type": "start_game"},
-        "Any member, once two or more have joined: the server throws for the line, then the box"
-        " or the captain sends `roll` for the opening throw.",
+        "Any member, once two or more have joined. The game's seed window opens; once it"
+        " closes the server throws for the line (a member's `roll` does it if the window ran"
+        " out), then the box or the captain sends `roll` for the opening throw.",
     ),
     "add_seed": _command(
         "Mix a seed of your own into this game's dice",
         {"type": "add_seed", "seed": "c0ffee5eed"},
-        "Up to 128 characters, before the game's first throw: the dice then depend on a seed"
-        " the server could not choose.",
+        "Up to 128 characters, in the game's seed window (the table view's `seed_window`): the"
+        " dice then depend on a seed the server could not choose. No die is thrown before every"
+        " player has added a seed or waived, or the window's time (`seed_window`) runs out.",
+    ),
+    "waive_seed": _command(
+        "Add no seed to this game's dice",
+        {"type": "waive_seed"},
+        "So that the seed window need not wait for you.",
     ),
     "roll": _command(
         "Roll (also the opening throw)",

@@ -32,4 +32,6 @@ def replay_view(
         described["notation"] = notation_of(before, event)
         if before.game is not None:
             described["position_id_before"] = before.game.position_id()
-    return {"at": after.version, "event": described, "table": table_view(after, viewer)}
+    # The table as it was when the event was recorded (its seed window counted down from then).
+    table = table_view(after, viewer, event.at)
+    return {"at": after.version, "event": described, "table": table}

@@ -26,7 +26,7 @@ from engine.notation import format_play
 from engine.position import Position
 from engine.routes import play_routes
 from events.chat import team_can_read
-from events.table import TableState
+from events.table import TableState, seed_window_ms
 from events.types import TableOptions
 
 __all__ = [
@@ -164,6 +164,22 @@ class GameView(msgspec.Struct, kw_only=True):
     """Two-player tables, once the game is over."""
 
 
+class SeedWindowView(msgspec.Struct, kw_only=True):
+    """The open seed window before a game's first throw (docs/dice.md): no die is thrown
+    before it closes, when everyone in ``waiting`` has added a seed or waived, or at
+    ``deadline``."""
+
+    game: int
+    deadline: int
+    """When it closes at the latest, in milliseconds since the Unix epoch (server time)."""
+    now: int
+    """The server's time when this view was made (ms since the epoch), to count down with."""
+    waiting: list[str]
+    """Who it still waits for: add a seed (``add_seed``) or waive (``waive_seed``)."""
+    answered: list[str]
+    """Who has added a seed or waived."""
+
+
 class HistorySettlement(msgspec.Struct, kw_only=True):
     member: str
     winner: str
@@ -203,6 +219,8 @@ class _Base(msgspec.Struct, kw_only=True, tag_field="kind"):
     """Points won (positive) or lost per player over the table's life."""
     in_game: bool
     game: GameView | None = None
+    seed_window: SeedWindowView | None = None
+    """The current game's seed window while it is open: its first throw waits for it."""
 
 
 class _TwoPlayer(_Base, kw_only=True):
@@ -296,6 +314,29 @@ def role_of(state: TableState, viewer: str | None) -> Role:
         case "out":
             return "settled"
     return "waiting"
+
+
+def _seed_commands(state: TableState, viewer: str) -> set[str]:
+    """``add_seed`` and ``waive_seed`` while the seed window waits for the viewer; with no
+    window, ``add_seed`` for a player of the game before its first throw."""
+    if state.window_open:
+        return {"add_seed", "waive_seed"} if viewer in state.seed_waiting else set()
+    if state.in_game and not seed_window_ms(state) and not state.dice_counter:
+        return {"add_seed"}
+    return set()
+
+
+def seed_window_view(state: TableState, now: int) -> SeedWindowView | None:
+    """The open seed window as clients see it at ``now`` (ms since the epoch)."""
+    if not state.window_open:
+        return None
+    return SeedWindowView(
+        game=state.game_no,
+        deadline=state.seed_deadline,
+        now=now,
+        waiting=list(state.seed_waiting),
+        answered=list(state.seed_answered),
+    )
 
 
 def _channels(state: TableState, viewer: str | None) -> list[Literal["table", "team"]]:
@@ -428,13 +469,12 @@ def _two_player(state: TableState, viewer: str | None, **base: object) -> TableV
     allowed: set[str] = set()
     if game is not None and seat is not None:
         allowed |= {_command(a) for a in game.allowed(seat)}
-    if seat is not None:
+    if seat is not None and viewer is not None:
         if not state.in_game:
             allowed.add("leave")
             if None not in state.seats and not state.match_winner:
                 allowed.add("start_game")
-        elif not state.dice_counter:
-            allowed.add("add_seed")
+        allowed |= _seed_commands(state, viewer)
         allowed.add("chat")
     elif viewer and None in state.seats and not state.match_winner:
         allowed.add("join")
@@ -567,8 +607,9 @@ def _chouette(state: TableState, viewer: str | None, **base: object) -> Chouette
                 for a in ch.allowed(viewer)
                 if a not in (Action.ORDER_THROW, Action.ADVISE)
             }
-            if state.in_game and not state.dice_counter:
-                allowed.add("add_seed")
+            allowed |= _seed_commands(state, viewer)
+            if state.in_game and ch.ordering is not None:
+                allowed.add("roll")  # throws for the line once the seed window closes
             for a in sorted(TARGETED_ACTIONS):
                 names = ch.targets(viewer, a)
                 if names:
@@ -612,8 +653,9 @@ def _chouette(state: TableState, viewer: str | None, **base: object) -> Chouette
     )
 
 
-def table_view(state: TableState, viewer: str | None) -> TableView:
-    """The table as ``viewer`` (an account id, or None for an anonymous spectator) sees it."""
+def table_view(state: TableState, viewer: str | None, now: int = 0) -> TableView:
+    """The table as ``viewer`` (an account id, or None for an anonymous spectator) sees it at
+    ``now`` (ms since the epoch: the time its seed window counts down from)."""
     ledger = dict(state.ledger)
     if state.kind == "chouette":
         ledger = dict(state.chouette.ledger) if state.chouette else {p: 0 for p in state.members}
@@ -629,6 +671,7 @@ def table_view(state: TableState, viewer: str | None) -> TableView:
         "reads_team": team_can_read(state, viewer),
         "ledger": ledger,
         "in_game": state.in_game,
+        "seed_window": seed_window_view(state, now),
     }
     if state.kind == "chouette":
         return _chouette(state, viewer, **base)

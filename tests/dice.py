@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 
 class SeededDice:
@@ -19,7 +19,7 @@ class SeededDice:
     def commitment(self, game: int) -> str:
         return hashlib.sha256(bytes.fromhex(self._seed_hex(game))).hexdigest()
 
-    def die(self, game: int, counter: int) -> int:
+    def die(self, game: int, counter: int, clients: Sequence[str] = ()) -> int:
         return random.Random(f"{self.seed}:{game}:{counter}").randint(1, 6)
 
     def reveal(self, game: int) -> str:
@@ -34,7 +34,7 @@ class ScriptedDice(SeededDice):
         self.script: dict[tuple[int, int], int] = {}
         self._pending = [d for t in throws for d in t]
 
-    def die(self, game: int, counter: int) -> int:
+    def die(self, game: int, counter: int, clients: Sequence[str] = ()) -> int:
         key = (game, counter)
         if key not in self.script:
             self.script[key] = self._pending.pop(0) if self._pending else super().die(game, counter)

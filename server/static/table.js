@@ -264,7 +264,43 @@ class TablePage {
       this.made = [];
       this.selected = null;
     }
+    // The server's clock minus ours, as of this view (the window counts down by it).
+    if (view.seed_window) this.clockOffset = view.seed_window.now - Date.now();
     this.render();
+    this.seedWindow();
+  }
+
+  /** Seconds left in the open seed window while it still waits for someone (0: none). */
+  windowLeft() {
+    const w = this.view && this.view.seed_window;
+    if (!w || !w.waiting.length) return 0;
+    return Math.max(0, Math.ceil((w.deadline - (Date.now() + (this.clockOffset || 0))) / 1000));
+  }
+
+  /** The seed window: as soon as it waits for this player, a random seed of their own goes in
+   * (the server committed to its seed first, so it cannot choose dice after seeing it); while
+   * it is open the page counts it down and redraws when it runs out. */
+  seedWindow() {
+    const v = this.view;
+    const w = v && v.seed_window;
+    clearTimeout(this.windowTimer);
+    if (!w) return;
+    const key = `${v.id}/${w.game}`;
+    if ((v.allowed || []).includes("waive_seed") && this.autoSeeded !== key && !this.sending) {
+      this.autoSeeded = key;
+      const bytes = new Uint8Array(16);
+      crypto.getRandomValues(bytes);
+      const seed = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+      this.mySeed = { game: w.game, seed };
+      this.send({ type: "add_seed", seed });
+    }
+    if (this.windowLeft() > 0 || this.autoSeeded !== key) {
+      this.windowTimer = setTimeout(() => {
+        this.renderActions();
+        this.renderFair();
+        this.seedWindow();
+      }, 1000);
+    }
   }
 
   canMove() {
@@ -331,6 +367,14 @@ class TablePage {
 
   statusText() {
     const v = this.view;
+    const w = v.seed_window;
+    if (w && w.waiting.length) {
+      const names = w.waiting.map((p) => this.nameOf(p));
+      const who = names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+      return `Game ${w.game}: waiting for ${who} to add a dice seed before the first throw.`;
+    }
+    if (w) return `Game ${w.game}: every seed is in.`;
+    if (v.kind === "chouette" && !v.game && v.in_game) return "The first game has started: any player throws for the line.";
     if (v.game && v.game.status) return v.game.status;
     if (v.match_winner) return `${this.nameOf(v.match_winner)} won the match.`;
     if (v.kind === "chouette") {
@@ -612,9 +656,10 @@ class TablePage {
         type: "button",
         "data-testid": extra.testid || `cmd-${type}`,
         class: extra.class || "",
-        disabled: this.sending,
+        disabled: this.sending || Boolean(extra.disabled),
         onclick: () => this.send(command),
         "aria-label": extra.ariaLabel,
+        title: extra.title,
       },
       label,
     );
@@ -638,7 +683,10 @@ class TablePage {
     if (allowed.has("start_game")) out.push(this.button("start_game", "Start a game", { type: "start_game" }, { class: "primary" }));
     if (allowed.has("roll")) {
       const opening = game && game.phase === "opening";
-      out.push(this.button("roll", opening ? "Throw the opening dice" : "Roll", { type: "roll" }, { class: "primary" }));
+      const label = !game && v.kind === "chouette" ? "Throw for the line" : opening ? "Throw the opening dice" : "Roll";
+      // No die is thrown while the seed window still waits for someone (the server says so too).
+      const waits = this.windowLeft() > 0;
+      out.push(this.button("roll", label, { type: "roll" }, { class: "primary", disabled: waits, title: waits ? "Waiting for the players' dice seeds" : undefined }));
     }
     if (allowed.has("double")) {
       const targets = this.targets("double");
@@ -899,7 +947,19 @@ class TablePage {
             ". The seed is revealed when the game ends.",
           )
         : h("p", { class: "muted" }, "Each game's dice are committed to before the first throw."),
-      allowed.has("add_seed")
+      v.seed_window
+        ? h(
+            "p",
+            { "data-testid": "seed-window" },
+            v.seed_window.waiting.length
+              ? `Seed window: ${this.windowLeft()} s left for ${v.seed_window.waiting.map((p) => this.nameOf(p)).join(", ")}.`
+              : "Seed window: every player has answered.",
+          )
+        : null,
+      this.mySeed && game && this.mySeed.game === game.number
+        ? h("p", {}, "Your seed ", h("code", { class: "hash", "data-testid": "my-seed" }, this.mySeed.seed), " is mixed into this game's dice.")
+        : null,
+      allowed.has("add_seed") && !allowed.has("waive_seed")
         ? h(
             "form",
             {

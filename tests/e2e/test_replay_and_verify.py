@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +29,8 @@ class FixedFairDice:
     def commitment(self, game: int) -> str:
         return commitment(self._seed(game))
 
-    def die(self, game: int, counter: int) -> int:
-        return derive_die(game_key(self._seed(game)), counter)
+    def die(self, game: int, counter: int, clients: Sequence[str] = ()) -> int:
+        return derive_die(game_key(self._seed(game), clients), counter)
 
     def reveal(self, game: int) -> str:
         return self._seed(game).hex()

@@ -75,9 +75,10 @@ def test_every_event_type_has_a_stable_explicit_tag() -> None:
 
 
 def test_stored_events_carry_every_field_and_their_tag() -> None:
-    data = e.encode(e.CubeTaken(player="ann"))
+    data = e.encode(e.CubeTaken(player="ann", at=1_764_000_000_000))
     assert msgspec.json.decode(data) == {
         "type": "cube_taken",
+        "at": 1_764_000_000_000,
         "player": "ann",
         "cube": "",
         "cubes": [],

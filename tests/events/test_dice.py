@@ -20,6 +20,7 @@ import time
 import uuid
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ from events.audit_scan import audit_table
 from events.dice import SeedCipher
 from events.seed_store import SeedStore
 from events.service import TableService
-from events.simulate import simulate_table
+from events.simulate import simulate_chouette, simulate_table
 from events.store import EventStore
 from events.streams import table_stream
 from server.metrics import Metrics
@@ -270,16 +271,16 @@ def test_a_throw_that_does_not_match_the_seed_is_caught() -> None:
 def test_fair_dice_source_matches_the_derivation(count: int) -> None:
     seeds = {1: bytes(range(32))}
     clients = [f"c{i}" for i in range(count)]
-    source = dice.FairDice(seeds, {1: clients})
+    source = dice.FairDice(seeds)
     assert source.commitment(1) == dice.commitment(seeds[1])
-    assert [source.die(1, n) for n in range(30)] == dice.derive_dice(seeds[1], clients, 30)
+    assert [source.die(1, n, clients) for n in range(30)] == dice.derive_dice(seeds[1], clients, 30)
     assert source.reveal(1) == seeds[1].hex()
 
 
 def test_fair_dice_never_draw_a_seed_of_their_own() -> None:
     """The service draws a new game's seed before deciding and hands it in; a seed it did not
     hand in is a bug, not a silent new seed whose commitment nobody published."""
-    source = dice.FairDice({1: bytes(32)}, {})
+    source = dice.FairDice({1: bytes(32)})
     with pytest.raises(LookupError, match="game 2"):
         source.commitment(2)
     with pytest.raises(LookupError):
@@ -329,3 +330,38 @@ async def test_two_processes_drawing_seeds_for_one_game_agree_on_the_first_kept(
     state = await service.state(table_id)
     assert state.commitment == dice.commitment(theirs)
     assert await _kept(store, table_id) == {1: theirs}
+
+
+@pytest.mark.parametrize("window", [0, 5])
+def test_every_throw_of_a_chouette_derives_from_the_document_alone(window: int) -> None:
+    """The recipe of "Check it yourself", followed word for word over every game of a chouette
+    (its first game's line throws included, players' seeds added in the window or not), gives
+    every die the server threw."""
+    code = re.search(r"```python\n(.*?)```", _section("Check it yourself"), re.S)
+    assert code is not None
+    namespace: dict[str, object] = {"SEED": "00", "COMMITMENT": "", "CLIENT_SEEDS": []}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(code.group(1), namespace)
+    snippet = namespace["dice"]
+    table = simulate_chouette(
+        "doc", games=4, rng=random.Random(window + 3), options=e.TableOptions(seed_window=window)
+    )
+    games: dict[int, dict[str, Any]] = {}
+    current = 0
+    for ev in table.events:
+        if isinstance(ev, e.GameStarted):
+            current = ev.game
+            games[current] = {"commitment": ev.dice_commitment, "clients": [], "dice": []}
+        elif isinstance(ev, e.ClientSeedAdded):
+            games[ev.game]["clients"].append(ev.seed)
+        elif isinstance(ev, e.LineThrow):
+            games[current]["dice"].extend(ev.throws.values())
+        elif isinstance(ev, (e.OpeningThrow, e.DiceRolled)):
+            games[current]["dice"].extend(ev.dice)
+        elif isinstance(ev, e.GameEnded):
+            games[ev.game]["seed"] = ev.seed
+    finished = [g for g in games.values() if "seed" in g]
+    assert len(finished) >= 4 and any(g["clients"] for g in finished)
+    for g in finished:
+        assert hashlib.sha256(bytes.fromhex(g["seed"])).hexdigest() == g["commitment"]
+        assert snippet(g["seed"], g["clients"], len(g["dice"])) == g["dice"]  # type: ignore[operator]

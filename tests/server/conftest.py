@@ -571,6 +571,9 @@ def make_config(db_url: str, **overrides: Any) -> Config:
         # The tests play at machine speed, far past any rate a person keeps up: the limits
         # are tested on their own (test_rate_limits.py), with defaults a real player meets never.
         "rate_limits": False,
+        # Tables start their games' first throws at once unless a test opens a seed window
+        # (test_seed_window.py): the tests' players add no seeds of their own.
+        "seed_window": 0,
     }
     values.update(overrides)
     return Config(**values)
@@ -614,6 +617,8 @@ class ServeProcess:
         env["PYTHONPATH"] = str(ROOT)
         # The dice seed key file goes here (the test's directory, shared by its processes).
         env["CHOUETTE_DATA_DIR"] = str(self.log_path.parent / "data")
+        # Its players add no seeds: their games throw at once (as make_config's).
+        env.setdefault("CHOUETTE_SEED_WINDOW", "0")
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
             [
