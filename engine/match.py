@@ -87,9 +87,10 @@ class Match:
 
     @property
     def in_play(self) -> bool:
-        """Whether leaving now forfeits (docs/rules.md §10): a match from its first throw until
-        it is over (between its games too); money play while a game is in play. Before that,
-        leaving costs nothing."""
+        """Whether leaving now forfeits (docs/rules.md §10): money play while a game is in play;
+        a match while it is in progress. Choice: "mid-match" runs from the match's first throw
+        until it is over, between its games too; before the first throw leaving costs
+        nothing."""
         game_in_play = self.game is not None and self.game.is_in_play
         if not self.length:
             return game_in_play

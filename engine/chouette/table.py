@@ -265,10 +265,12 @@ class Chouette:
 
         In mid-game (docs/rules.md §10) the box, or a team member still in the game, forfeits
         first (:meth:`forfeit`); a member whose game is already settled, or who joined during
-        it, just leaves. Before the game's first throw leaving costs nothing. Choice: the game
-        not yet begun is set up again from the line without them, as :meth:`start_game` would
-        (so a newcomer seated since plays in it); with fewer than two players left it ends
-        unplayed, with no settlement and no rotation.
+        it, just leaves. Before the game's first throw leaving costs nothing. Choice: that
+        throw is the opening throw (for the first game, the throws for the line come before
+        it: leaving while they are thrown is free too). The game not yet begun is set up
+        again from the line without them, as :meth:`start_game` would (so a newcomer seated
+        since plays in it); with fewer than two players left it ends unplayed, with no
+        settlement and no rotation.
 
         :raises ChouetteError: ``player`` is not at the table.
         """
