@@ -80,6 +80,7 @@ from engine.game import (
     Resignation,
     Result,
     classify_win,
+    forfeit_result,
     opening_winner,
 )
 from engine.match import Match
@@ -153,6 +154,7 @@ __all__ = [
     "can_move",
     "check_dice",
     "classify_win",
+    "forfeit_result",
     "format_play",
     "is_legal",
     "legal_plays",

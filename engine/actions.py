@@ -25,7 +25,8 @@ class Action(StrEnum):
     JOIN = "join"
     """Sit down at a chouette (from the next game)."""
     LEAVE = "leave"
-    """Leave a chouette (in mid-game: drop, or for the box resign, at the current stakes)."""
+    """Leave a table. Before a game's first throw it costs nothing; in mid-game it forfeits
+    (docs/rules.md §10)."""
     ORDER_THROW = "order_throw"
     """Throw one die for a chouette's line (the dice are the server's)."""
     START_GAME = "start_game"

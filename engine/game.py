@@ -128,7 +128,7 @@ class GameResult:
     cube: int
     """The cube value it is paid at."""
     how: str
-    """``"bear_off"``, ``"drop"`` or ``"resign"``."""
+    """``"bear_off"``, ``"drop"``, ``"resign"`` or ``"forfeit"`` (docs/rules.md §10)."""
 
     @property
     def points(self) -> int:
@@ -151,6 +151,29 @@ def classify_win(position: Position) -> Result:
         return Result.SINGLE
     # The winner's home board is the loser's points 19..24.
     if loser[BAR] or any(loser[19:25]):
+        return Result.BACKGAMMON
+    return Result.GAMMON
+
+
+def forfeit_result(position: Position) -> Result:
+    """The worst result still possible for the side ``me`` of ``position``: what it pays if it
+    forfeits now (docs/rules.md §10).
+
+    Choice: a backgammon if it has borne off no checker and has one on the bar or in the
+    opponent's home board (its points 19..24), otherwise a gammon if it has borne off none,
+    otherwise a single game, so that leaving never pays.
+
+    >>> forfeit_result(Position.start())   # back checkers still in the opponent's home board
+    <Result.BACKGAMMON: 3>
+    >>> forfeit_result(Position.from_points({6: 10, 13: 5}, {1: 1}))
+    <Result.GAMMON: 2>
+    >>> forfeit_result(Position.from_points({6: 1, 22: 1}, {1: 1}))
+    <Result.SINGLE: 1>
+    """
+    me = position.me
+    if me[OFF]:
+        return Result.SINGLE
+    if me[BAR] or any(me[19:25]):
         return Result.BACKGAMMON
     return Result.GAMMON
 
@@ -195,6 +218,18 @@ class Game:
     @property
     def is_over(self) -> bool:
         return self.phase is Phase.OVER
+
+    @property
+    def is_in_play(self) -> bool:
+        """Whether the game is under way: its first throw made and not over. Leaving now
+        forfeits (:meth:`forfeit`); before the first throw it costs nothing (docs/rules.md §10).
+
+        Choice: a tied opening throw that turned the cube up (automatic doubles) has started
+        the game; a tie that changed nothing leaves it as before the first throw.
+        """
+        if self.phase is Phase.OVER:
+            return False
+        return self.phase is not Phase.OPENING or self.auto_doubles > 0
 
     @property
     def to_act(self) -> int | None:
@@ -275,14 +310,16 @@ class Game:
             # As GNU Backgammon records the end: after a drop the dropper is to act; after an
             # accepted resignation the winner, with the resignation still shown (as counted: a
             # gammon resigned under the Jacoby rule shows as the single it is paid as); after
-            # the last checker is borne off the turn has passed to the loser.
+            # the last checker is borne off the turn has passed to the loser. GNU Backgammon
+            # has no forfeit: one is shown as the resignation of what it is paid as.
             assert self.result is not None
             winner, how = self.result.winner, self.result.how
-            state = {"drop": DROPPED, "resign": RESIGNED}.get(how, GAME_OVER)
-            turn = winner if how == "resign" else other(winner)
+            resigns = how in ("resign", "forfeit")
+            state = DROPPED if how == "drop" else RESIGNED if resigns else GAME_OVER
+            turn = winner if resigns else other(winner)
             if how == "bear_off":
                 move = turn
-            if how == "resign":
+            if resigns:
                 resigned = int(self.result.result)
         return MatchState(
             cube=cube,
@@ -467,6 +504,35 @@ class Game:
         self._offer(player, "decline")
         return replace(self, phase=Phase.ROLL, resignation=None)
 
+    def forfeit(self, player: int) -> Game:
+        """``player`` forfeits: they left in mid-game or ran out of time (docs/rules.md §10).
+        Either player may forfeit, in any phase, whoever is on turn; a double or resignation
+        offer waiting for an answer lapses (a double not yet taken does not count).
+
+        The game ends at the worst result still possible for ``player``
+        (:func:`forfeit_result`) × the cube as it stands, counted single under the Jacoby rule
+        while no double has been taken, as for an accepted resignation (:meth:`_counted`).
+
+        >>> g = Game.new().opening_throw(3, 1).move(0, [(8, 5), (6, 5)]).double(1)
+        >>> g.forfeit(0).result
+        GameResult(winner=1, result=<Result.BACKGAMMON: 3>, cube=1, how='forfeit')
+
+        :raises GameOverError: the game is over.
+        :raises IllegalActionError: not player 0 or 1.
+        """
+        if self.phase is Phase.OVER:
+            raise GameOverError("cannot forfeit: the game is over")
+        if player not in (0, 1) or isinstance(player, bool):
+            raise IllegalActionError(f"no such player: {player!r}")
+        worst = forfeit_result(self.position_for(player))
+        return replace(
+            self,
+            phase=Phase.OVER,
+            pending=None,
+            resignation=None,
+            result=GameResult(other(player), self._counted(worst), self.cube.value, "forfeit"),
+        )
+
     # -- internals ----------------------------------------------------------------------------
 
     def _after_play(self, p: Play) -> Game:
@@ -492,9 +558,9 @@ class Game:
         )
 
     def _counted(self, result: Result) -> Result:
-        # Choice: under the Jacoby rule a resigned gammon or backgammon on a cube never turned
-        # counts single too (docs/rules.md §6 says gammons and backgammons count single; GNU
-        # Backgammon pays an accepted resignation in full).
+        # Choice: under the Jacoby rule a resigned (or forfeited, §10) gammon or backgammon on
+        # a cube never turned counts single too (docs/rules.md §6 says gammons and backgammons
+        # count single; GNU Backgammon pays an accepted resignation in full).
         if self.options.jacoby and not self.cube_taken:
             return Result.SINGLE
         return result
@@ -561,6 +627,7 @@ __all__ = [
     "Resignation",
     "Result",
     "classify_win",
+    "forfeit_result",
     "opening_winner",
     "other",
 ]

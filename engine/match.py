@@ -4,6 +4,8 @@ play (docs/rules.md §6, §7).
 A :class:`Match` holds the score and the current game. Actions on the game go through
 :meth:`Match.act`, which scores the game when it ends and prepares the rules of the next. Money
 play is a match with no length (:meth:`Match.money`): the same scoring, no end, no Crawford game.
+A player who leaves or runs out of time in mid-match forfeits the match (:meth:`Match.forfeit`);
+in money play, only the game in play.
 
 >>> m = Match.to(3)
 >>> m = m.act(lambda g: g.opening_throw(6, 1))
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 
 from engine.errors import GameOverError, IllegalActionError
 from engine.frozen import replace
-from engine.game import Game, GameOptions, GameResult
+from engine.game import Game, GameOptions, GameResult, other
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +43,8 @@ class Match:
     """The game in progress or just ended; None before the first."""
     results: tuple[GameResult, ...] = ()
     """Every finished game's result, in order."""
+    forfeited_by: int | None = None
+    """The player who forfeited the match (left or ran out of time in mid-match), if any."""
 
     @classmethod
     def to(cls, length: int) -> Match:
@@ -66,9 +70,12 @@ class Match:
 
     @property
     def winner(self) -> int | None:
-        """The winner of the match, once someone has reached the length."""
+        """The winner of the match, once someone has reached the length or the other player
+        has forfeited it."""
         if not self.length:
             return None
+        if self.forfeited_by is not None:
+            return other(self.forfeited_by)
         for player in (0, 1):
             if self.score[player] >= self.length:
                 return player
@@ -77,6 +84,17 @@ class Match:
     @property
     def is_over(self) -> bool:
         return self.winner is not None
+
+    @property
+    def in_play(self) -> bool:
+        """Whether leaving now forfeits (docs/rules.md §10): money play while a game is in play;
+        a match while it is in progress. Choice: "mid-match" runs from the match's first throw
+        until it is over, between its games too; before the first throw leaving costs
+        nothing."""
+        game_in_play = self.game is not None and self.game.is_in_play
+        if not self.length:
+            return game_in_play
+        return not self.is_over and (bool(self.results) or game_in_play)
 
     def game_options(self) -> GameOptions:
         """The rules of the current game: money options in money play; in a match none of
@@ -106,6 +124,8 @@ class Match:
 
     def act(self, action: Callable[[Game], Game]) -> Match:
         """Apply ``action`` to the current game; score it if it ends."""
+        if self.is_over:
+            raise GameOverError("the match is over")
         if self.game is None:
             raise IllegalActionError("no game in progress")
         if self.game.is_over:
@@ -115,6 +135,40 @@ class Match:
             return replace(self, game=game)
         assert game.result is not None
         return self._scored(game, game.result)
+
+    def forfeit(self, player: int) -> Match:
+        """``player`` leaves or runs out of time (docs/rules.md §10). The game in play ends at
+        the worst result still possible for them (:meth:`Game.forfeit
+        <engine.game.Game.forfeit>`) and is scored. In a match, ``player`` forfeits the
+        match too: the opponent wins it, whatever the score.
+
+        >>> m = Match.to(5).act(lambda g: g.opening_throw(3, 1))
+        >>> m = m.forfeit(0)
+        >>> m.winner, m.score, m.results[-1].how
+        (1, (0, 3), 'forfeit')
+
+        :raises GameOverError: the match is over.
+        :raises IllegalActionError: not player 0 or 1, or nothing to forfeit: no game is in
+            play (money play) or the match has not begun; leaving then costs nothing.
+        """
+        if self.is_over:
+            raise GameOverError("cannot forfeit: the match is over")
+        if player not in (0, 1) or isinstance(player, bool):
+            raise IllegalActionError(f"no such player: {player!r}")
+        if not self.in_play:
+            what = "the match has not begun" if self.length else "no game is in play"
+            raise IllegalActionError(
+                f"player {player} cannot forfeit: {what}; leaving now costs nothing"
+            )
+        m = self
+        if self.game is not None and self.game.is_in_play:
+            game = self.game.forfeit(player)
+            assert game.result is not None
+            m = self._scored(game, game.result)
+        if self.length:
+            # The match ends here: no Crawford game follows, whatever the score.
+            m = replace(m, forfeited_by=player, crawford=False)
+        return m
 
     def _scored(self, game: Game, result: GameResult) -> Match:
         score = list(self.score)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from engine.chouette.ledger import SettledBy, Settlement
 from engine.chouette.options import ChouetteOptions, Side
 from engine.frozen import replace
-from engine.game import Cube, PendingDouble, Phase, Resignation, Result
+from engine.game import Cube, PendingDouble, Phase, Resignation, Result, forfeit_result
 from engine.moves import Play, legal_plays
 from engine.position import Position
 
@@ -86,6 +86,15 @@ class ChouetteGame:
     @property
     def is_over(self) -> bool:
         return self.phase is Phase.OVER
+
+    @property
+    def is_in_play(self) -> bool:
+        """Whether the game is under way: its opening throw made (or a tie that turned the
+        cubes up) and not over. Leaving now forfeits; before, it costs nothing (docs/rules.md
+        §10), as :attr:`Game.is_in_play <engine.game.Game.is_in_play>`."""
+        if self.phase is Phase.OVER:
+            return False
+        return self.phase is not Phase.OPENING or self.auto_doubles > 0
 
     def member(self, player: str) -> MemberGame | None:
         """``player``'s game against the box, or None if they are not on this game's team."""
@@ -190,6 +199,29 @@ class ChouetteGame:
         if all(a is not None for _, a in batch):
             batch = ()
         return replace(self.with_members(done), settlements=(*self.settlements, s), batch=batch)
+
+    def forfeit(self, player: str) -> ChouetteGame:
+        """``player``, the box or a member still in the game, forfeits (docs/rules.md §10):
+        each cube concerned is settled at the worst result still possible for the side that
+        forfeits (:func:`~engine.game.forfeit_result`, on the board as that side sees it) ×
+        that cube's value (a pending double lapses), single under the Jacoby rule while the
+        cube is unturned, as for a resignation. A member forfeits their own game against the
+        box; the box forfeits to every member still in the game, each on their own cube."""
+        if player == self.box:
+            worst = forfeit_result(self.position_for(Side.BOX))
+            g = self
+            for m in self.members:
+                if m.in_game:
+                    g = g.settle(
+                        m.player, Side.TEAM, g.counted(m, worst), m.cube.value, SettledBy.FORFEIT
+                    )
+            return g
+        mine = self.member(player)
+        assert mine is not None and mine.in_game
+        worst = forfeit_result(self.position_for(Side.TEAM))
+        return self.settle(
+            player, Side.BOX, self.counted(mine, worst), mine.cube.value, SettledBy.FORFEIT
+        )
 
     def pass_turn(self, p: Play) -> ChouetteGame:
         """After play ``p``: the other side is on roll, seeing the board from its side."""

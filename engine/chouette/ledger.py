@@ -1,7 +1,7 @@
 """The chouette's money: each member's game against the box, settled, and the running ledger.
 
 Every member plays their own game against the box on their own cube (docs/rules.md §8); when it
-ends (a bear-off, a drop, an accepted resignation, a departure) it becomes a :class:`Settlement`,
+ends (a bear-off, a drop, an accepted resignation, a forfeit) it becomes a :class:`Settlement`,
 and the :class:`Ledger` books it. Points only move from one player to another, so the ledger
 always sums to zero.
 """
@@ -26,8 +26,9 @@ class SettledBy(StrEnum):
     """A resignation was accepted."""
     BEAR_OFF = "bear_off"
     """A side bore off its last checker."""
-    LEAVE = "leave"
-    """The member (or the box) left the chouette in mid-game."""
+    FORFEIT = "forfeit"
+    """The member (or the box) forfeited: left in mid-game or ran out of time (docs/rules.md
+    §10)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +44,8 @@ class Settlement:
     """Who pays."""
     how: SettledBy
     result: Result
-    """Single, gammon or backgammon as counted (after the Jacoby rule); a drop or a departure
-    counts single."""
+    """Single, gammon or backgammon as counted (after the Jacoby rule); a drop counts single,
+    a forfeit the worst result still possible for the side that forfeited."""
     cube: int
     """The cube value it is paid at (for a drop, the value before the double)."""
 

@@ -130,6 +130,18 @@ class Chouette:
         """The player who rolls and moves now: the box, or the (acting) captain."""
         return self.game.on_roll if self.game else None
 
+    def has_game_in_play(self, player: str) -> bool:
+        """Whether ``player`` has a game in play: a game is under way (its first throw made)
+        and they are its box or a team member still in it. Leaving or running out of time now
+        forfeits (:meth:`forfeit`); otherwise leaving costs nothing (docs/rules.md §10)."""
+        g = self.game
+        if g is None or not g.is_in_play or self.ordering is not None:
+            return False
+        if player == g.box:
+            return True
+        m = g.member(player)
+        return m is not None and m.in_game
+
     def waiting_for(self) -> tuple[str, ...]:
         """Who owes an answer to a double or a resignation offer now."""
         return self.game.waiting_for() if self.in_progress and self.game else ()
@@ -191,7 +203,7 @@ class Chouette:
             state = {
                 SettledBy.DROP: DROPPED,
                 SettledBy.RESIGN: RESIGNED,
-                SettledBy.LEAVE: DROPPED,
+                SettledBy.FORFEIT: RESIGNED,
             }.get(s.how, GAME_OVER)
         return MatchState(
             cube=cube,
@@ -249,12 +261,16 @@ class Chouette:
         return replace(self, line=(*self.line, player), ledger=self.ledger.with_player(player))
 
     def leave(self, player: str) -> Chouette:
-        """``player`` leaves the chouette; their ledger entry stays.
+        """``player`` leaves the chouette and the line at once; their ledger entry stays.
 
-        Choice (docs/rules.md §8): a team member leaving in mid-game drops at that moment, paying
-        their current stake: their cube's value (any double or offer pending on it lapses).
-        The box leaving in mid-game resigns a single game to every remaining member at their
-        current stakes, and the game ends. Either way they leave the line at once.
+        In mid-game (docs/rules.md §10) the box, or a team member still in the game, forfeits
+        first (:meth:`forfeit`); a member whose game is already settled, or who joined during
+        it, just leaves. Before the game's first throw leaving costs nothing. Choice: that
+        throw is the opening throw (for the first game, the throws for the line come before
+        it: leaving while they are thrown is free too). The game not yet begun is set up
+        again from the line without them, as :meth:`start_game` would (so a newcomer seated
+        since plays in it); with fewer than two players left it ends unplayed, with no
+        settlement and no rotation.
 
         :raises ChouetteError: ``player`` is not at the table.
         """
@@ -268,17 +284,37 @@ class Chouette:
         g = self.game
         if not self.in_progress or g is None:
             return replace(self, line=line)
-        if player == g.box:
-            for stake in g.members:
-                if stake.in_game:
-                    g = g.settle(
-                        stake.player, Side.TEAM, Result.SINGLE, stake.cube.value, SettledBy.LEAVE
-                    )
-            return self._with_game(g, line)
-        mine = g.member(player)
-        if mine is not None and mine.in_game:
-            g = g.settle(player, Side.BOX, Result.SINGLE, mine.cube.value, SettledBy.LEAVE)
+        if not g.is_in_play:
+            return self._set_up_again(g, line)
+        if self.has_game_in_play(player):
+            g = g.forfeit(player)
         return self._with_game(g, line)
+
+    def forfeit(self, player: str) -> Chouette:
+        """``player`` forfeits in mid-game: they ran out of time, or left (:meth:`leave`
+        forfeits, then takes them out of the line; a forfeit alone leaves them in it).
+
+        docs/rules.md §10, judged cube by cube: a team member forfeits their own game against
+        the box, at the worst result still possible for the team's side of the board; the box
+        forfeits to every member still in the game, each on their own cube, at the worst
+        result still possible for the box's side, and the game ends. Each is that result ×
+        the cube's value as it stands (a double not yet answered does not count; any offer
+        pending on the cube lapses), single under the Jacoby rule while that cube is unturned.
+        A captain who forfeits hands over the captaincy as after a drop. Allowed in any phase
+        once the first throw is made, whoever is on turn.
+
+        :raises ChouetteError: ``player`` is not at the table.
+        :raises IllegalActionError: no game in play: none started, over, or before its first
+            throw (leaving then costs nothing).
+        :raises NotYourTurnError: ``player`` is not in this game, or their game is settled.
+        """
+        g = permissions.current(self, "forfeit", player)
+        if not g.is_in_play:
+            raise IllegalActionError(
+                f"{player} cannot forfeit: game {g.number} has not had its first throw; "
+                f"leaving now costs nothing"
+            )
+        return self._with_game(g.forfeit(player))
 
     def order_throw(self, throws: Mapping[str, int]) -> Chouette:
         """A round of throws for the line: one die for each player still tied (see
@@ -308,14 +344,7 @@ class Chouette:
         if error is not None:
             raise error
         number = self.game.number + 1 if self.game else 1
-        game = ChouetteGame(
-            number=number,
-            box=self.line[0],
-            captain=self.line[1],
-            members=tuple(MemberGame(p) for p in self.line[1:]),
-            options=self.options,
-        )
-        return replace(self, game=game)
+        return replace(self, game=self._new_game(number, self.line))
 
     def opening_throw(self, box_die: int, captain_die: int) -> Chouette:
         """The box and the captain throw one die each; the higher plays both numbers. A tie
@@ -596,6 +625,24 @@ class Chouette:
         if self.game is None:
             raise IllegalActionError("no game has started")
         return self.game
+
+    def _set_up_again(self, g: ChouetteGame, line: tuple[str, ...]) -> Chouette:
+        """Game ``g`` had no throw yet when a player left: it is set up again from ``line``
+        (same number), or, with fewer than two players, ends unplayed: over, with nobody on
+        its team and no settlement."""
+        if len(line) < 2:
+            return replace(self, game=replace(g, phase=Phase.OVER, members=()), line=line)
+        return replace(self, game=self._new_game(g.number, line), line=line)
+
+    def _new_game(self, number: int, line: tuple[str, ...]) -> ChouetteGame:
+        """Game ``number`` set up from ``line``: box, captain, then the team."""
+        return ChouetteGame(
+            number=number,
+            box=line[0],
+            captain=line[1],
+            members=tuple(MemberGame(p) for p in line[1:]),
+            options=self.options,
+        )
 
     def _with_game(self, g: ChouetteGame, line: tuple[str, ...] | None = None) -> Chouette:
         """The chouette with ``g`` (after an action) as its game, and what follows from it: the

@@ -43,8 +43,8 @@ def out_reason(s: Settlement) -> str:
         (SettledBy.DROP, True): "has won on the box's drop",
         (SettledBy.RESIGN, False): "has resigned",
         (SettledBy.RESIGN, True): "has accepted the box's resignation",
-        (SettledBy.LEAVE, True): "has won when the box left",
-        (SettledBy.LEAVE, False): "has left",
+        (SettledBy.FORFEIT, True): "has won when the box forfeited",
+        (SettledBy.FORFEIT, False): "has forfeited",
         (SettledBy.BEAR_OFF, True): "has won",
         (SettledBy.BEAR_OFF, False): "has lost",
     }[(s.how, won)]
@@ -83,8 +83,9 @@ def table_text(
             f"position {g.position.position_id()}"
             + (f" (seen by {seen})" if g.phase in (Phase.ROLL, Phase.MOVE) else "")
         )
-        out.append("cubes:")
-        width = max(len(m.player) for m in g.members)
+        if g.members:
+            out.append("cubes:")
+        width = max((len(m.player) for m in g.members), default=0)
         out += [f"  {m.player:<{width}}  {_cube_text(g, m)}" for m in g.members]
     out.append("ledger: " + ", ".join(f"{p} {v:+d}" if v else f"{p} 0" for p, v in ledger.items()))
     return "\n".join(out)
@@ -112,6 +113,8 @@ def _line_label(p: str, line: tuple[str, ...], g: ChouetteGame | None) -> str:
 def _status(g: ChouetteGame) -> str:
     if g.phase is Phase.OPENING:
         return f"opening throw ({g.box} and {g.captain})"
+    if g.phase is Phase.OVER and not g.settlements:
+        return "over, not played (too few players were left before its first throw)"
     if g.phase is Phase.OVER:
         won = g.box_won()
         return f"over, the box {'beat' if won else 'lost to'} the captain"

@@ -302,42 +302,6 @@ def test_newcomer_joining_mid_game_plays_only_from_the_next_game() -> None:
     assert dict(ch.ledger) == {"ann": -2, "bob": 1, "cat": 1, "dan": 0}
 
 
-def test_member_leaving_mid_game_pays_their_current_stake() -> None:
-    ch = team_opens(table("ann", "bob", "cat", "dan"))
-    ch = ch.double("ann", ["cat"]).take("cat")
-    ch = turn(ch)
-    ch = ch.double("cat")  # pending when cat leaves: it lapses, cat pays the cube's value
-    ch = ch.leave("cat")
-    assert "cat" not in ch.players and "cat" in ch.ledger
-    assert dict(ch.ledger) == {"ann": 2, "bob": 0, "cat": -2, "dan": 0}
-    s = ch.game.member("cat").settlement
-    assert (s.how, s.cube, s.loser) == (SettledBy.LEAVE, 2, "cat")
-    assert ch.waiting_for() == ()
-    ch = ch.leave("bob")  # the captain leaves: dan acts
-    assert ch.acting_captain == "dan"
-    ch = ch.leave("dan")  # nobody left on the team: the game is over
-    assert ch.game.is_over and ch.line == ("ann",)
-    assert_zero_sum(ch)
-    with pytest.raises(ChouetteError, match="it takes two players"):
-        ch.start_game()
-
-
-def test_box_leaving_mid_game_resigns_to_every_remaining_member() -> None:
-    ch = team_opens(table("ann", "bob", "cat", "dan", "eve"))
-    ch = ch.double("ann", ["bob", "cat"]).take("bob").drop("cat")
-    ch = ch.resign("ann", 2, ["dan"])  # the offer lapses when the box leaves
-    ch = ch.leave("ann")
-    assert ch.game.is_over
-    assert dict(ch.ledger) == {"ann": -3, "bob": 2, "cat": -1, "dan": 1, "eve": 1}
-    assert {s.member: s.how for s in ch.game.settlements} == {
-        "cat": SettledBy.DROP,
-        "bob": SettledBy.LEAVE,
-        "dan": SettledBy.LEAVE,
-        "eve": SettledBy.LEAVE,
-    }
-    assert ch.line == ("bob", "cat", "dan", "eve")  # the captain takes the box
-
-
 def test_leaving_between_games_and_rejoining() -> None:
     ch = Chouette.from_line(["ann", "bob", "cat"]).leave("ann")
     assert (ch.box, ch.captain) == ("bob", "cat")

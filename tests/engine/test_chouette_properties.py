@@ -1,9 +1,13 @@
 """Property tests: random evenings driven through ``allowed()`` keep the chouette's invariants.
 
 Each example seats 2–5 players, throws for the line and plays random allowed actions with
-random dice and random legal plays (players also join and leave). After every step:
+random dice and random legal plays (players also join and leave, and now and then a player with
+a game in play runs out of time). After every step:
 
 - the ledger sums to zero and equals the sum of every settlement so far;
+- a forfeit (leaving in mid-game, or out of time) settles each cube concerned at the worst
+  result still possible for the side that forfeits × that cube (docs/rules.md §10), and leaving
+  when no game is in play for the leaver changes no balance;
 - ``allowed()`` is exact: every allowed action (on every allowed target) succeeds, and every
   action not allowed raises an :class:`IllegalActionError` (so no role ever acts out of turn);
 - a member whose game is settled has no say: no action but leaving, no advice.
@@ -27,9 +31,10 @@ from engine.chouette import (
     CubeMode,
     Side,
 )
+from engine.chouette.ledger import SettledBy
 from engine.errors import IllegalActionError
-from engine.game import Game, GameOptions
-from engine.position import Position
+from engine.game import Game, GameOptions, Result, classify_win
+from engine.position import CHECKERS, Position
 
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon")
 TABLE_LEVEL = {Action.ORDER_THROW, Action.START_GAME, Action.OPENING_THROW}
@@ -42,6 +47,8 @@ WEIGHTS = {
     Action.DOUBLE: 4,
 }
 """How often the driver picks each kind of action (others: 10), so games move along."""
+TIMEOUT_RATE = 0.02
+"""How often, at a step, a player with a game in play runs out of time and forfeits."""
 
 options = st.builds(
     ChouetteOptions,
@@ -149,6 +156,16 @@ def check(ch: Chouette, rng: random.Random) -> None:
             assert ch.line[1] == g.captain
     if g is not None and g.is_over:
         assert all(not m.in_game for m in g.members)
+    for p in ch.players:  # a forfeit is possible exactly for a player with a game in play
+        if not ch.has_game_in_play(p):
+            try:
+                ch.forfeit(p)
+            except IllegalActionError:
+                pass
+            else:
+                raise AssertionError(f"{p} forfeited with no game in play")
+        else:
+            ch.forfeit(p)
     everyone = (*ch.players, *outside(ch))
     allowed_to = {p: ch.allowed(p) for p in everyone}
     table_level = {a for a in TABLE_LEVEL if any(a in acts for acts in allowed_to.values())}
@@ -174,6 +191,46 @@ def check(ch: Chouette, rng: random.Random) -> None:
                 continue  # another player may: the method (which takes no player) would work
             _raises(ch, p, a, None, rng)
             assert not ch.targets(p, a)
+
+
+def lost_if_beaten_now(ch: Chouette, side: Side) -> Result:
+    """What ``side`` would lose by if the other side bore off its last checker now: the worst
+    result still possible for it, found through the bear-off's own classification."""
+    assert ch.game is not None
+    loser = ch.game.position_for(side).me
+    winner = (CHECKERS,) + (0,) * (len(loser) - 1)
+    return classify_win(Position(winner, loser))
+
+
+def check_departure(before: Chouette, after: Chouette, player: str) -> None:
+    """``player`` left or ran out of time: with a game in play, each cube concerned is
+    settled as a forfeit at the worst result still possible (single under Jacoby on an
+    unturned cube) × that cube as it stood; otherwise no balance moves."""
+    if not before.has_game_in_play(player):
+        assert dict(after.ledger) == dict(before.ledger)
+        return
+    g, done = before.game, after.game
+    assert g is not None and done is not None
+    new = done.settlements[len(g.settlements) :]
+    side = Side.BOX if player == g.box else Side.TEAM
+    worst = lost_if_beaten_now(before, side)
+    expected = g.in_game if side is Side.BOX else (player,)
+    assert sorted(s.member for s in new) == sorted(expected)
+    for s in new:
+        m = g.member(s.member)
+        assert m is not None
+        counted = Result.SINGLE if before.options.jacoby and not m.turned else worst
+        assert (s.how, s.loser, s.result, s.cube) == (
+            SettledBy.FORFEIT,
+            player,
+            counted,
+            m.cube.value,
+        )
+        # Leaving never pays: at least what a drop of that cube would cost.
+        assert s.points >= m.cube.value
+    assert not after.has_game_in_play(player)
+    if side is Side.BOX:
+        assert not after.in_progress
 
 
 def _raises(ch: Chouette, p: str, a: Action, t: str | None, rng: random.Random) -> None:
@@ -207,8 +264,16 @@ def test_random_evenings_keep_the_invariants(
         for p, a, t in options_now:  # allowed is exact: each of these succeeds
             if a is not Action.ADVISE:
                 attempt(ch, p, a, t, rng)
+        clocked = [q for q in ch.players if ch.has_game_in_play(q)]
+        if clocked and rng.random() < TIMEOUT_RATE:
+            who = rng.choice(clocked)
+            before, ch = ch, ch.forfeit(who)
+            check_departure(before, ch, who)
+            assert who in ch.players  # out of time, still at the table
+            continue
         weights = [WEIGHTS.get(a, 10) for _, a, _ in options_now]
         p, a, t = rng.choices(options_now, weights)[0]
+        before = ch
         if a is Action.DOUBLE and t is not None and ch.options.cubes is CubeMode.MULTIPLE:
             # The box doubles a random subset of the members it may double.
             allowed = sorted(ch.targets(p, a))
@@ -217,6 +282,8 @@ def test_random_evenings_keep_the_invariants(
             ch = ch.double(p)
         else:
             ch = attempt(ch, p, a, t, rng)
+        if a is Action.LEAVE:
+            check_departure(before, ch, p)
         if a is Action.START_GAME and rng.random() < 0.7 and ch.game is not None:
             ch = dataclasses.replace(
                 ch, game=dataclasses.replace(ch.game, position=short_race(rng))

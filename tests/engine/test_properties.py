@@ -1,14 +1,20 @@
-"""Invariants of positions, legal plays, IDs and notation, checked with Hypothesis."""
+"""Invariants of positions, legal plays, IDs and notation, and of forfeits in money play and
+matches, checked with Hypothesis."""
 
 from __future__ import annotations
+
+import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import IllegalPlayError
+from engine.actions import Action
+from engine.errors import IllegalActionError, IllegalPlayError
+from engine.game import Game, GameOptions, Result, classify_win, forfeit_result
+from engine.match import Match
 from engine.moves import _single_move, apply_moves, legal_plays, play
 from engine.notation import format_play, parse_play
-from engine.position import BAR, Position
+from engine.position import BAR, CHECKERS, Position
 
 
 @st.composite
@@ -117,3 +123,79 @@ def test_notation_round_trip(pos: Position, roll: tuple[int, int], data: st.Data
     for i in data.draw(st.lists(st.integers(0, len(plays) - 1), min_size=1, max_size=4)):
         text = format_play(pos, plays[i])
         assert parse_play(pos, roll, text).result == plays[i].result, text
+
+
+@given(positions())
+def test_forfeit_result_is_the_loss_if_the_opponent_bore_off_now(pos: Position) -> None:
+    """The worst result still possible (docs/rules.md §10) is what the bear-off would make it."""
+    borne_off = (CHECKERS,) + (0,) * BAR
+    assert forfeit_result(pos) == classify_win(Position(borne_off, pos.me))
+
+
+def _random_step(game: Game, rng: random.Random) -> Game:
+    """One random allowed action in ``game``, with random dice and a random legal play."""
+    player = game.to_act if game.to_act is not None else 0
+    acts = sorted(game.allowed(player))
+    act = rng.choice(acts)
+    dice = (rng.randint(1, 6), rng.randint(1, 6))
+    match act:
+        case Action.OPENING_THROW:
+            return game.opening_throw(*dice)
+        case Action.ROLL:
+            return game.roll(player, dice)
+        case Action.MOVE:
+            return game.play(player, rng.choice(game.legal_plays()))
+        case Action.RESIGN:
+            return game.resign(player, rng.randint(1, 3))
+        case _:
+            return getattr(game, act.value)(player)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    length=st.sampled_from((0, 0, 1, 3, 7)),
+    jacoby=st.booleans(),
+    auto_doubles=st.integers(0, 2),
+    steps=st.integers(0, 150),
+    seed=st.integers(0, 2**32),
+)
+def test_a_forfeit_at_any_moment_pays_the_worst_result(
+    length: int, jacoby: bool, auto_doubles: int, steps: int, seed: int
+) -> None:
+    """Money play or a match, played at random, then a random player forfeits: the game in
+    play is scored at the worst result still possible × the cube as it stands (single under
+    Jacoby on a cube never taken), what one player wins the other loses, and a match goes to
+    the opponent whatever the score."""
+    rng = random.Random(seed)
+    opts = GameOptions(beavers=True, jacoby=jacoby, auto_doubles=auto_doubles)
+    m = Match.to(length) if length else Match.money(opts)
+    for _ in range(steps):
+        if m.is_over:
+            break
+        assert m.game is not None
+        m = m.next_game() if m.game.is_over else m.act(lambda g: _random_step(g, rng))
+    player = rng.randint(0, 1)
+    if not m.in_play:
+        try:
+            m.forfeit(player)
+        except IllegalActionError:
+            return
+        raise AssertionError("a forfeit with nothing in play")
+    game = m.game
+    assert game is not None
+    after = m.forfeit(player)
+    winner = 1 - player
+    if game.is_in_play:
+        r = after.results[-1]
+        worst = classify_win(Position((CHECKERS,) + (0,) * BAR, game.position_for(player).me))
+        counted = Result.SINGLE if game.options.jacoby and not game.cube_taken else worst
+        assert (r.winner, r.result, r.cube, r.how) == (winner, counted, game.cube.value, "forfeit")
+        assert after.score[winner] - m.score[winner] == r.points >= game.cube.value
+        assert after.score[player] == m.score[player]
+        assert after.game is not None and after.game.is_over
+    else:
+        assert after.score == m.score and after.results == m.results
+    if length:
+        assert after.is_over and after.winner == winner
+    else:
+        assert after.winner is None and not after.in_play
