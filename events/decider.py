@@ -70,9 +70,10 @@ def _stamped(events: list[e.Event], now: int) -> list[e.Event]:
 def may_start_game(command: c.Command) -> bool:
     """Whether deciding ``command`` may start a game, and so commit to the next game's dice
     seed: the service draws that seed before deciding (docs/dice.md). A player sitting down,
-    ``start_game``, and every action that can end a game (after which the next one starts)."""
+    ``start_game``, a ``roll`` (a money table's next game starts when a player throws for
+    it), and every action that can end a game (after which the next one starts)."""
     match command:
-        case c.Join() | c.StartGame() | c.Move() | c.Drop() | c.Accept() | c.Leave():
+        case c.Join() | c.StartGame() | c.Move() | c.Drop() | c.Accept() | c.Leave() | c.Roll():
             return True
     return False
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from engine.errors import IllegalActionError
 from engine.frozen import replace
-from engine.game import Game, GameOptions, Phase
+from engine.game import Game, GameOptions, GameResult, Phase
 from engine.match import Match
 from engine.moves import Move as EngineMove
 from engine.moves import play as engine_play
@@ -31,6 +31,7 @@ from events.table import (
     evolve_seed,
     game_started,
     open_for_throw,
+    seed_window_ms,
     start_game,
     waive_seed,
 )
@@ -66,17 +67,18 @@ def decide(
         case _ if seat is None:
             raise NotAllowedError(f"{actor!r} is not seated at this table")
         case c.Leave():
-            if state.in_game:
-                raise CommandError("finish or resign the game before leaving the table")
-            return [e.PlayerLeft(player=actor)]
+            return _leave(state, actor, seat, dice)
         case c.StartGame():
-            if state.in_game:
-                raise CommandError("a game is already in progress")
-            if None in state.seats:
-                raise CommandError("waiting for a second player")
-            if state.match_winner:
-                raise CommandError("the match is over")
-            return [start_game(state, dice, list(state.seats))]  # type: ignore[arg-type]
+            return [_next_game_started(state, dice)]
+        case c.Roll() if not state.in_game and state.kind == "money":
+            # A money table's next game starts when a player throws for it (docs/rules.md §10):
+            # at once when the table has no seed window, else once the window closes.
+            started = _next_game_started(state, dice)
+            if seed_window_ms(state):
+                return [started]
+            s = evolve(state, started)
+            assert s.game is not None
+            return [started, *_opening(s, s.game, dice)]
     if not state.in_game or state.match is None or state.match.game is None:
         raise CommandError("no game in progress")
     game = state.match.game
@@ -144,6 +146,57 @@ def decide(
     raise CommandError(f"unknown command {type(cmd).__name__}")
 
 
+def _next_game_started(state: TableState, dice: DiceSource) -> e.GameStarted:
+    if state.in_game:
+        raise CommandError("a game is already in progress")
+    if None in state.seats:
+        raise CommandError("waiting for a second player")
+    if state.match_winner:
+        raise CommandError("the match is over")
+    return start_game(state, dice, list(state.seats))  # type: ignore[arg-type]
+
+
+def _leave(state: TableState, actor: str, seat: int, dice: DiceSource) -> list[e.Event]:
+    """A player leaves (docs/rules.md §10): free between games; in mid-game (or mid-match)
+    they forfeit first, the game scored at the worst result still possible for them and a
+    match lost. A game started but not yet thrown ends unplayed, its seed revealed."""
+    left = e.PlayerLeft(player=actor)
+    series = state.match
+    if series is not None and series.in_play:
+        return [left, *_forfeited(state, series.forfeit(seat), dice)]
+    if state.in_game:
+        return [left, _unplayed(state, dice)]
+    return [left]
+
+
+def _unplayed(state: TableState, dice: DiceSource) -> e.GameEnded:
+    """The game in play ends before its first throw: nobody won, nothing is settled."""
+    return e.GameEnded(
+        game=state.game_no,
+        winner="",
+        result=0,
+        cube=1,
+        how="unplayed",
+        seed=dice.reveal(state.game_no),
+    )
+
+
+def _forfeited(state: TableState, series: Match, dice: DiceSource) -> list[e.Event]:
+    """``game_ended`` for a game a player forfeited, if one was in play, then ``match_ended``
+    when a match is forfeited (its winner the opponent, whatever the score)."""
+    events: list[e.Event] = []
+    before = state.match
+    assert before is not None
+    if before.game is not None and before.game.is_in_play:
+        result = series.results[-1]
+        events.append(_game_ended(state, result, dice))
+    if series.winner is not None:
+        events.append(
+            e.MatchEnded(winner=state.seats[series.winner] or "", score=list(series.score))
+        )
+    return events
+
+
 def _join(
     state: TableState, actor: str, seat: int | None, cmd: c.Join, dice: DiceSource
 ) -> list[e.Event]:
@@ -199,32 +252,35 @@ def _after_action(state: TableState, game: Game, dice: DiceSource) -> list[e.Eve
     if not game.is_over:
         return []
     assert game.result is not None and state.match is not None
-    r = game.result
-    winner = state.seats[r.winner]
-    loser = state.seats[1 - r.winner]
-    assert winner is not None and loser is not None
-    events: list[e.Event] = [
-        e.GameEnded(
-            game=state.game_no,
-            winner=winner,
-            result=int(r.result),
-            cube=r.cube,
-            how=r.how,
-            settlements=[
-                e.Settlement(player=winner, amount=r.points, reason=r.how),
-                e.Settlement(player=loser, amount=-r.points, reason=r.how),
-            ],
-            seed=dice.reveal(state.game_no),
-        )
-    ]
+    events: list[e.Event] = [_game_ended(state, game.result, dice)]
     series = state.match.act(lambda _: game)
     if series.winner is not None:
         events.append(
             e.MatchEnded(winner=state.seats[series.winner] or "", score=list(series.score))
         )
-    else:
+    elif state.kind == "match":
+        # A match goes on to its next game; a money table waits for a player to throw for it.
         events.append(start_game(state, dice, list(state.seats)))  # type: ignore[arg-type]
     return events
+
+
+def _game_ended(state: TableState, r: GameResult, dice: DiceSource) -> e.GameEnded:
+    """The game's end as scored: who won what, each player's settlement, the seed revealed."""
+    winner = state.seats[r.winner]
+    loser = state.seats[1 - r.winner]
+    assert winner is not None and loser is not None
+    return e.GameEnded(
+        game=state.game_no,
+        winner=winner,
+        result=int(r.result),
+        cube=r.cube,
+        how=r.how,
+        settlements=[
+            e.Settlement(player=winner, amount=r.points, reason=r.how),
+            e.Settlement(player=loser, amount=-r.points, reason=r.how),
+        ],
+        seed=dice.reveal(state.game_no),
+    )
 
 
 # -- evolve -----------------------------------------------------------------------------------
@@ -241,13 +297,24 @@ def evolve(s: TableState, event: e.Event) -> TableState:
             return replace(s, seats=(seats[0], seats[1]), names=names)
         case e.PlayerLeft(player=player):
             left = tuple(None if p == player else p for p in s.seats)
-            return replace(s, seats=(left[0], left[1]))
+            series = s.match
+            seat = s.seat_of(player)
+            if series is not None and series.in_play and seat is not None:
+                series = series.forfeit(seat)  # in mid-game or mid-match: they forfeit first
+            return replace(s, seats=(left[0], left[1]), match=series)
         case e.GameStarted():
             return game_started(s, event, match=_next_game(s))
         case e.MatchEnded(winner=winner):
             return replace(s, match_winner=winner)
         case e.ClientSeedAdded():
             return evolve_seed(s, event)
+        case e.GameEnded(how="unplayed"):
+            game = s.game
+            if not s.in_game or game is None or game.is_in_play or game.is_over:
+                raise IllegalActionError("an unplayed game_ended for a game that was played")
+            if s.match is not None and not s.match.results:
+                return replace(s, in_game=False, match=None)  # the match starts afresh
+            return replace(s, in_game=False, match=replace(s.match, game=None))
         case e.GameEnded(settlements=settlements):
             game = s.game
             if game is None or not game.is_over or game.result is None:

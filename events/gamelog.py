@@ -344,7 +344,7 @@ def _chouette_moves(g0: Any, g: Any, ev: e.Event, game: ChouetteGameLog) -> dict
             record.winner, record.points, record.how = winner, s.points, s.how.value
             if s.how.value == "drop" and p0 is not None:
                 acts.append(MatAction(int(p0.responder), "drop"))
-            elif s.how.value in ("resign", "leave"):
+            elif s.how.value in ("resign", "forfeit"):
                 acts.append(MatAction(winner, "win", value=s.points))
     return fields
 

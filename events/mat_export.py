@@ -62,6 +62,11 @@ def match_record(events: Sequence[e.Event]) -> MatMatch:
             elif entry.kind == "accept":
                 assert entry.seat is not None
                 actions.append(MatAction(entry.seat, "win", value=g.points))
+        if g.how == "unplayed":
+            continue  # a game left before its first throw: nothing to export
+        if g.how == "forfeit" and g.winner is not None:
+            # GNU Backgammon has no forfeit: it reads as the loser resigning at that level.
+            actions.append(MatAction(g.winner, "win", value=g.points))
         if g.auto_doubles:
             # GNU Backgammon cannot start a game with the cube turned: say so in the header.
             notes.append(("Note", f"game {g.number} began with the cube at {2**g.auto_doubles}"))

@@ -95,6 +95,8 @@ def import_mat(text: str, table_id: str) -> list[list[e.Event]]:
     run(ids[1], c.Join(seat=1, display_name=names[1][:64]), "seating player 2")
     for number, mg in enumerate(match.games, 1):
         last_game = number == len(match.games)
+        if not state.in_game and kind == "money" and state.game_no:
+            run(ids[0], c.StartGame(), f"starting game {mg.number}")  # money waits for it
         if not state.in_game:
             raise MatFormatError(f"game {mg.number}: the match is already over")
         if mg.number != state.game_no:

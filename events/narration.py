@@ -102,9 +102,14 @@ def event_text(before: TableState, event: e.Event, after: TableState) -> str:
                 f"game {event.game} ends: {', '.join(paid) or 'nobody pays'}"
                 f"; its dice seed was {event.seed[:16]}…"
             )
+        case e.GameEnded(how="unplayed"):
+            return (
+                f"game {event.game} ends unplayed (a player left before its first throw)"
+                f"; its dice seed was {event.seed[:16]}…"
+            )
         case e.GameEnded():
             points = event.result * event.cube
-            how = {"drop": " (double dropped)", "resign": " (resignation)"}.get(event.how, "")
+            how = HOW_WORDS.get(event.how, "")
             return (
                 f"{_name(before, event.winner)} wins {RESULT_WORDS.get(event.result, '?')}{how}: "
                 f"{event.result} × cube {event.cube} = {points} point{'s' * (points != 1)}"
@@ -141,3 +146,11 @@ def notation_of(before: TableState, event: e.CheckersMoved) -> str:
         return format_play(game.position, [(a, b) for a, b in event.moves])
     except EngineError:
         return " ".join(f"{a}/{b}" for a, b in event.moves)
+
+
+HOW_WORDS = {
+    "drop": " (double dropped)",
+    "resign": " (resignation)",
+    "forfeit": " (forfeit: a player left or ran out of time)",
+}
+"""How a game ended, as a note after its result (bearing off needs none)."""

@@ -9,7 +9,7 @@ from engine.position import board_text
 from events import types as e
 from events.decider import evolve
 from events.gamelog import chouette_log, fold_states, table_log
-from events.narration import RESULT_WORDS, event_text
+from events.narration import HOW_WORDS, RESULT_WORDS, event_text
 from events.table import TableState
 
 __all__ = ["record_lines", "state_text"]
@@ -65,8 +65,7 @@ def record_lines(events: Sequence[e.Event], *, boards: bool = False) -> Iterator
             pts = g.points
             yield (
                 f"  {g.names[g.winner]} wins {level} × cube {g.cube} = {pts} "
-                f"point{'s' * (pts != 1)}"
-                + {"drop": " (double dropped)", "resign": " (resignation)"}.get(g.how, "")
+                f"point{'s' * (pts != 1)}" + HOW_WORDS.get(g.how, "")
             )
             yield f"  dice seed {g.seed}"
         else:

@@ -57,7 +57,7 @@ class SimulatedTable:
             if g and g not in self.seeds:
                 self.seeds[g] = rng.randbytes(32)
         dice = FairDice(self.seeds)
-        self.now += rng.randint(200, 4000)
+        self.now += 1500  # (not drawn from ``rng``: the same seed plays the same games)
         events = decide(s, actor, command, dice, self.now)
         for ev in events:
             s = evolve(s, ev)
@@ -99,8 +99,10 @@ def simulate_table(
     Every throw comes from :class:`~events.dice.FairDice` with seeds drawn from ``rng``; every
     play is a random legal play; cubes are offered, taken, dropped and beavered, resignations
     offered, accepted and declined, and players add seeds of their own, at the given rates.
-    A match ends when it is won, whatever ``games`` says. With ``finish=False`` the last game is
-    left in play (for pending dice).
+    A match ends when it is won, whatever ``games`` says. A money table's next game starts when
+    a player starts it (docs/rules.md §10): after the last game one is started, so the table
+    ends as a live one does, with a game whose seed is secret. With ``finish=False`` the last
+    game is left in play (for pending dice).
     """
     rng = rng or random.Random(0)
     if options is None:
@@ -114,8 +116,13 @@ def simulate_table(
     run(players[0], c.Join(display_name=players[0].title()))
     run(players[1], c.Join(display_name=players[1].title()))
     played = 0
-    while table.state.in_game:
+    while True:
         s = table.state
+        if not s.in_game:
+            if s.kind != "money" or s.match_winner or played >= games:
+                break
+            run(players[0], c.StartGame())  # a money table waits for a player to start
+            continue
         game = s.game
         assert game is not None
         if game.is_over:  # pragma: no cover - the decider starts the next game at once
@@ -162,6 +169,10 @@ def simulate_table(
             played += 1
             if played >= games:
                 break
+    end = table.state
+    if finish and end.kind == "money" and not end.in_game:
+        # A player starts the next game, as at a live table: its seed is still secret.
+        run(players[0], c.StartGame())
     return table
 
 

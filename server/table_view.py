@@ -470,10 +470,11 @@ def _two_player(state: TableState, viewer: str | None, **base: object) -> TableV
     if game is not None and seat is not None:
         allowed |= {_command(a) for a in game.allowed(seat)}
     if seat is not None and viewer is not None:
-        if not state.in_game:
-            allowed.add("leave")
-            if None not in state.seats and not state.match_winner:
-                allowed.add("start_game")
+        if not state.in_game and None not in state.seats and not state.match_winner:
+            allowed.add("start_game")
+            if state.kind == "money":
+                allowed.add("roll")  # throws for the next game
+        allowed.add("leave")
         allowed |= _seed_commands(state, viewer)
         allowed.add("chat")
     elif viewer and None in state.seats and not state.match_winner:

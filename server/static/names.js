@@ -40,7 +40,7 @@ export function offerText(cube, nameOf) {
  * `against` names the loser too (a chouette member's game against the box). */
 export function settlementText(s, nameOf, { against = false } = {}) {
   if (!s) return "";
-  const how = { drop: "by a dropped cube", resign: "by resignation", bear_off: "bearing off", leave: "as a player left" };
+  const how = { drop: "by a dropped cube", resign: "by resignation", bear_off: "bearing off", forfeit: "by forfeit", unplayed: "" };
   const what = s.result ? `${RESULT_WORDS[s.result] || s.result} ` : "";
   const versus = against && s.loser ? ` against ${nameOf(s.loser)}` : "";
   return `${nameOf(s.winner)} won ${what}${how[s.how] || s.how || ""}${versus}, ${s.points} point${s.points === 1 ? "" : "s"}`.replace(/\s+,/, ",");

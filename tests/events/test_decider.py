@@ -45,8 +45,11 @@ class Table:
 def play_duel(t: Table, rng: random.Random, steps: int = 5000, cube: float = 0.05) -> None:
     for _ in range(steps):
         s = t.state
-        if s.match_winner or not s.in_game:
+        if s.match_winner:
             return
+        if not s.in_game:
+            t.do(s.seats[0] or "", c.StartGame())  # a money table waits for its next game
+            continue
         g = s.game
         assert g is not None
         if g.phase is Phase.OPENING:

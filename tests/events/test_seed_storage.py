@@ -266,7 +266,8 @@ async def test_a_table_keeps_only_the_seeds_of_the_game_in_play_and_the_next(
         play = game_.legal_plays()[0].moves
         await tables.execute(table_id, mover, c.Move(moves=list(play)), uuid.uuid4())
         await tables.execute(table_id, other, c.Resign(level=1), uuid.uuid4())
-        await tables.execute(table_id, mover, c.Accept(), uuid.uuid4())  # the next game starts
+        await tables.execute(table_id, mover, c.Accept(), uuid.uuid4())
+        await tables.execute(table_id, mover, c.StartGame(), uuid.uuid4())  # the next game
         kept = tables._seeds.get(table_id)
         assert kept is not None and set(kept) <= {game + 1, game + 2}, kept
     assert len(await SeedStore(store.pool, SeedCipher(KEY)).load(table_id)) == 4

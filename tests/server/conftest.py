@@ -218,7 +218,7 @@ class Api:
         number = start["game"]["number"]
         for _ in range(limit):
             s = await self.state(table_id)
-            if s.get("match_winner") or s["game"]["number"] != number:
+            if s.get("match_winner") or not s["in_game"] or s["game"]["number"] != number:
                 return s
             command, who = next_action(s, rng)
             await self.ok(users[who], table_id, **command)

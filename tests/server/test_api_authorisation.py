@@ -51,6 +51,7 @@ EXPECTED: dict[str, dict[str, tuple[int, int, int]]] = {
     },
     "opening": {
         "join": (409, 409, 409),
+        "leave": (201, 201, 403),  # free before the first throw, else a forfeit
         "add_seed": (201, 201, 403),
         "roll": (201, 201, 403),
         "chat": (201, 201, 403),
@@ -58,6 +59,7 @@ EXPECTED: dict[str, dict[str, tuple[int, int, int]]] = {
     },
     "roll": {  # P is on roll, before rolling
         "join": (409, 409, 409),
+        "leave": (201, 201, 403),  # free before the first throw, else a forfeit
         "roll": (201, 403, 403),
         "double": (201, 403, 403),
         "resign": (201, 403, 403),
@@ -66,12 +68,14 @@ EXPECTED: dict[str, dict[str, tuple[int, int, int]]] = {
     },
     "move": {  # P has rolled
         "join": (409, 409, 409),
+        "leave": (201, 201, 403),  # free before the first throw, else a forfeit
         "move": (201, 403, 403),
         "chat": (201, 201, 403),
         "team_chat": (409, 409, 409),
     },
     "doubled": {  # P doubled; O answers (beavers allowed at this table)
         "join": (409, 409, 409),
+        "leave": (201, 201, 403),  # free before the first throw, else a forfeit
         "take": (403, 201, 403),
         "drop": (403, 201, 403),
         "beaver": (403, 201, 403),
@@ -80,6 +84,7 @@ EXPECTED: dict[str, dict[str, tuple[int, int, int]]] = {
     },
     "beavered": {  # P doubled, O beavered; P answers
         "join": (409, 409, 409),
+        "leave": (201, 201, 403),  # free before the first throw, else a forfeit
         "take": (201, 403, 403),
         "drop": (201, 403, 403),
         "beaver": (409, 403, 403),
@@ -88,6 +93,7 @@ EXPECTED: dict[str, dict[str, tuple[int, int, int]]] = {
     },
     "resignation": {  # P offered to resign; O answers
         "join": (409, 409, 409),
+        "leave": (201, 201, 403),  # free before the first throw, else a forfeit
         "accept": (403, 201, 403),
         "decline": (403, 201, 403),
         "chat": (201, 201, 403),

@@ -46,7 +46,8 @@ def my_action(
 
 
 async def play_over_socket(ws: WsClient, me: str, rng: random.Random, doubled: set[str]) -> Fold:
-    """Fold what arrives and act when the fold says so, until game 1 is over."""
+    """Fold what arrives and act when the fold says so, until game 1 is over (a money table
+    then waits for a player to throw for the next)."""
     fold = Fold()
     seen = 0
     while True:
@@ -54,7 +55,7 @@ async def play_over_socket(ws: WsClient, me: str, rng: random.Random, doubled: s
         for m in table[seen:]:
             fold.feed(m)
         seen = len(table)
-        if fold.state.game_no >= 2:
+        if fold.state.game_no >= 1 and not fold.state.in_game:
             return fold
         action = my_action(fold.state, me, rng, doubled)
         if action is None:
@@ -97,7 +98,7 @@ async def test_a_whole_money_game_over_websockets(api: Api, client: TestClient) 
     assert types.count("cube_offered") == types.count("cube_taken") >= 1
     ended = [m["d"] for m in wa.stream("table") if m["d"]["type"] == "game_ended"]
     assert len(ended) == 1 and ended[0]["game"] == 1
-    assert types[-1] == "game_started"  # money play starts the next game by itself
+    assert types[-1] == "game_ended"  # money play waits for a player to throw for the next game
 
     # The dice were committed to before the game and the seed revealed after it.
     started = next(m["d"] for m in wa.stream("table") if m["d"]["type"] == "game_started")
@@ -115,7 +116,8 @@ async def test_a_whole_money_game_over_websockets(api: Api, client: TestClient) 
     assert ended[0]["cube"] >= 2  # the double was taken
     assert dict(fa.state.ledger) == dict(fb.state.ledger) == ledger
     assert fa.state.version == fb.state.version == head
-    assert final["game"]["number"] == 2 and final["game"]["phase"] == "opening"
+    assert final["game"]["number"] == 1 and final["game"]["phase"] == "over"
+    assert not final["in_game"] and {"roll", "start_game", "leave"} <= set(final["allowed"])
     assert final["game"]["position_id"] == fa.state.game.position_id()  # type: ignore[union-attr]
 
     # The server's cached state (a derived snapshot) equals a fresh fold of the stored events.

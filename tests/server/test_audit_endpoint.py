@@ -71,7 +71,7 @@ async def test_a_rewrite_behind_the_kept_audit_is_found(
     api: Api, store: EventStore, admin: asyncpg.Connection
 ) -> None:
     table_id = str(uuid.uuid4())
-    table = simulate_table(table_id, games=2, rng=random.Random(4))
+    table = simulate_table(table_id, games=2, rng=random.Random(4), finish=False)
     await append_steps(store, table_id, [s.events for s in table.steps])
     assert (await api.request("GET", f"/tables/{table_id}/audit")).body["status"] == "pending"
     # A throw of the finished first game changed, the chain recomputed: the head's version is
