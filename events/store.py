@@ -87,6 +87,9 @@ class RecordedEvent(msgspec.Struct, frozen=True, gc=False):
     """The command whose append recorded the event."""
     recorded_at: datetime
     """Start of the appending transaction (not monotonic with positions)."""
+    hash: bytes | None = None
+    """The event's stored chain hash, as read from the store (None in the result of a fresh
+    append, which is not read back): the stream's chain head at ``version``."""
 
 
 class AppendResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -178,7 +181,8 @@ def decode(
 
 
 _COLUMNS: Final = (
-    "stream_id, version, partition, position, type, schema_version, data, command_id, recorded_at"
+    "stream_id, version, partition, position, type, schema_version, data, command_id, recorded_at,"
+    " hash"
 )
 _READ_STREAM: Final = (
     f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version LIMIT $3"
@@ -741,6 +745,15 @@ class EventStore:
         """
         with translate_errors():
             await self._pool.fetchval("SELECT 1")
+
+    async def chain_head(self, stream_id: str, version: int) -> bytes | None:
+        """The stored chain hash of a stream's event at ``version`` (its chain head when it was
+        at that version), or None when there is no such event."""
+        with translate_errors():
+            digest = await self._pool.fetchval(
+                "SELECT hash FROM events WHERE stream_id = $1 AND version = $2", stream_id, version
+            )
+        return None if digest is None else bytes(digest)
 
     async def stream_partition(self, stream_id: str) -> int | None:
         """The partition a stream lives in, or None when it has never been appended to."""

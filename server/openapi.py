@@ -19,6 +19,7 @@ from aiohttp import web
 
 from events import commands as c
 from events import types as e
+from events.heads import HeadsDocument
 from server import api_docs
 from server import handlers as h
 from server import openapi_examples as x
@@ -56,6 +57,8 @@ BODIES: list[Any] = [
     s.Replay,
     s.AuditReport,
     s.LogFeed,
+    HeadsDocument,
+    s.SigningKey,
     s.Health,
     s.Ready,
     s.NotReady,
@@ -653,6 +656,49 @@ def build_spec() -> dict[str, Any]:
                     ),
                 ],
                 security=BEARER,
+            )
+        },
+        "/log/heads": {
+            "get": _op(
+                "Operations",
+                "The signed chain heads",
+                "Every log partition's last position with a running hash of its events, signed"
+                " with the server's Ed25519 key (kept outside the database; the public key is at"
+                " `/.well-known/chouette-signing-key`). Save it: `chouette audit --against` later"
+                " shows any rewrite of the log since, however consistent. With `streams=true` and"
+                " the auditor token, every stream's version and chain head too (they list every"
+                " table id). The running hash and the signed bytes: docs/heads.md.",
+                {
+                    200: _answer("The heads, signed", "HeadsDocument"),
+                    400: _problem("`streams` is not `true` or `false` (`bad-request`)"),
+                    401: _problem(
+                        "`streams=true` without a token, or a malformed `Authorization` header"
+                        " (`unauthorized`)"
+                    ),
+                    403: _problem(
+                        "`streams=true` with a token that is not the auditor's (`forbidden`)"
+                    ),
+                    429: _too_many(),
+                    503: _problem(UNAVAILABLE),
+                },
+                parameters=[
+                    _param(
+                        "streams",
+                        "query",
+                        {"type": "boolean", "default": False},
+                        "Add every stream's head (the auditor token only).",
+                    )
+                ],
+                security=OPTIONAL_BEARER,
+            )
+        },
+        "/.well-known/chouette-signing-key": {
+            "get": _op(
+                "Operations",
+                "The heads' public key",
+                "The Ed25519 public key that verifies `GET /log/heads` documents, and its"
+                " fingerprint (each document names the key that signed it by it).",
+                {200: _answer("The public key", "SigningKey")},
             )
         },
         "/healthz": {

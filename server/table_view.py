@@ -184,6 +184,9 @@ class _Base(msgspec.Struct, kw_only=True, tag_field="kind"):
     options: TableOptions
     version: int
     """The table stream's version this view reflects."""
+    chain_head: str | None = None
+    """The stored chain hash of the table stream's event at ``version``, in hex: keep it, and a
+    later rewrite of the table shows (docs/heads.md). Given by ``GET /tables/{id}``."""
     created_by: str
     players: list[PlayerView]
     """Everyone at the table: the seated players, or the chouette's members in join order."""
@@ -612,8 +615,9 @@ def _chouette(state: TableState, viewer: str | None, **base: object) -> Chouette
     )
 
 
-def table_view(state: TableState, viewer: str | None) -> TableView:
-    """The table as ``viewer`` (an account id, or None for an anonymous spectator) sees it."""
+def table_view(state: TableState, viewer: str | None, chain_head: str | None = None) -> TableView:
+    """The table as ``viewer`` (an account id, or None for an anonymous spectator) sees it, with
+    the table stream's ``chain_head`` at its version when the caller read it."""
     ledger = dict(state.ledger)
     if state.kind == "chouette":
         ledger = dict(state.chouette.ledger) if state.chouette else {p: 0 for p in state.members}
@@ -622,6 +626,7 @@ def table_view(state: TableState, viewer: str | None) -> TableView:
         "name": state.name,
         "options": state.options,
         "version": state.version,
+        "chain_head": chain_head,
         "created_by": state.created_by,
         "players": _players(state),
         "role": role_of(state, viewer),
