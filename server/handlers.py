@@ -187,7 +187,11 @@ async def current_account(request: web.Request, required: bool = True) -> auth.A
     return session.account if session else None
 
 
-def message(rec: RecordedEvent, stream: str, visible: bool = True) -> EventMessage:
+def message(
+    rec: RecordedEvent, stream: str, visible: bool = True, *, chain: bool = False
+) -> EventMessage:
+    """An event for a client; with its chain hash when ``chain`` (the streams). A command's
+    result goes without: its first answer is not read back, and a retry's must be the same."""
     if not visible:
         # Not even the hash: with the previous one, it would let a short hidden message be
         # guessed.
@@ -197,7 +201,7 @@ def message(rec: RecordedEvent, stream: str, visible: bool = True) -> EventMessa
         s=stream,
         t=rec.type,
         d=msgspec.Raw(rec.data),
-        h=None if rec.hash is None else rec.hash.hex(),
+        h=rec.hash.hex() if chain and rec.hash is not None else None,
     )
 
 
