@@ -172,7 +172,7 @@ async def test_the_server_generates_its_key_beside_the_seed_key(tmp_path: Path) 
     configured = Config(data_dir=tmp_path / "none", signing_key=bytes(32))
     assert load_signing_key(configured) == bytes(32)
     path.write_text("not a key")
-    with pytest.raises(ValueError, match="chouette-signing.key: the signing key must be base64"):
+    with pytest.raises(ValueError, match=r"chouette-signing\.key: the signing key must be base64"):
         load_signing_key(config)
 
 
