@@ -267,8 +267,10 @@ Events) stream every event as an `EventMessage`; refetch the table view after a 
 The rules are in `docs/rules.md`, the design in `docs/design.md`."""
 
 STREAM_MESSAGES = """Each message is an `EventMessage` `{"v": version, "s": "table" | "chat", \
-"t": type, "d": event}`; each stream's versions are gap-free. A team-channel chat message the \
-viewer may not read (the box, spectators) comes as `{"v", "s"}` only, so versions never skip. \
+"t": type, "d": event, "h": chain hash}`; each stream's versions are gap-free, and `h` is the \
+event's stored chain hash (its stream's chain head at `v`: keep it, see `GET /log/heads`). A \
+team-channel chat message the viewer may not read (the box, spectators) comes as `{"v", "s"}` \
+only, so versions never skip. \
 Resume with `after` (the last table version seen) and `chat_after` (the last chat version). A \
 position that cannot be resumed from (ahead of the stream, or older than the resync window) gets \
 a `Resync` message instead: fetch `GET /tables/{table_id}` and reconnect from its version. One \
