@@ -224,6 +224,9 @@ def _run_record_command(args: argparse.Namespace, config: Config) -> int:
             args.steps = _read_mat(args.file, args.table_id)
         except ImportFileError as exc:
             return _refuse_import(args.file, str(exc))
+    if args.cmd == "audit" and args.public_key is not None and args.against is None:
+        print("chouette audit: --public-key goes with --against", file=sys.stderr)
+        return 2
     if args.cmd == "audit" and args.against is not None:
         command = _audit_against
         try:

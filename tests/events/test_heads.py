@@ -337,6 +337,10 @@ async def test_a_bad_signature_is_one_line_and_status_2(
     )
     assert status == 0, capsys.readouterr().err
 
+    status = await _cli("audit", "--all", "--public-key", str(bare), "--database-url", db_url)
+    err = capsys.readouterr().err
+    assert status == 2 and err == "chouette audit: --public-key goes with --against\n"
+
     junk = tmp_path / "junk.txt"
     junk.write_text("not a key")
     status = await _cli(
