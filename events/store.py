@@ -87,6 +87,11 @@ class RecordedEvent(msgspec.Struct, frozen=True, gc=False):
     """The command whose append recorded the event."""
     recorded_at: datetime
     """Start of the appending transaction (not monotonic with positions)."""
+    hash: bytes | None = None
+    """The event's stored chain hash, as :meth:`EventStore.read_stream` and
+    :meth:`~EventStore.read_log` read it: the stream's chain head at ``version``. None in an
+    append's outcome (:class:`AppendResult`, :meth:`EventStore.command_outcome`): the append
+    function does not return it, and a retry's outcome is exactly the first one's."""
 
 
 class AppendResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -177,14 +182,17 @@ def decode(
         raise CorruptEventError(event.stream_id, event.version, str(e)) from e
 
 
-_COLUMNS: Final = (
+_OUTCOME_COLUMNS: Final = (
     "stream_id, version, partition, position, type, schema_version, data, command_id, recorded_at"
 )
+# An append's outcome, read back for a retry, leaves the hash out, as its first answer does: a
+# retry returns exactly the first outcome.
+_COLUMNS: Final = _OUTCOME_COLUMNS + ", hash"
 _READ_STREAM: Final = (
     f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version LIMIT $3"
 )
 _READ_VERSIONS: Final = (
-    f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version BETWEEN $2 AND $3"
+    f"SELECT {_OUTCOME_COLUMNS} FROM events WHERE stream_id = $1 AND version BETWEEN $2 AND $3"
     " ORDER BY version"
 )
 _READ_LOG: Final = (
@@ -196,7 +204,7 @@ _READ_LOG: Final = (
 # leave the database.
 _READ_COMMAND: Final = (
     "SELECT c.stream_id AS recorded_stream, "
-    + ", ".join(f"e.{column}" for column in _COLUMNS.split(", "))
+    + ", ".join(f"e.{column}" for column in _OUTCOME_COLUMNS.split(", "))
     + " FROM commands c LEFT JOIN events e ON e.stream_id = c.stream_id"
     " AND e.version BETWEEN c.first_version AND c.last_version"
     " AND c.stream_id = $2 AND c.actor IS NOT DISTINCT FROM $3"
@@ -741,6 +749,15 @@ class EventStore:
         """
         with translate_errors():
             await self._pool.fetchval("SELECT 1")
+
+    async def chain_head(self, stream_id: str, version: int) -> bytes | None:
+        """The stored chain hash of a stream's event at ``version`` (its chain head when it was
+        at that version), or None when there is no such event."""
+        with translate_errors():
+            digest = await self._pool.fetchval(
+                "SELECT hash FROM events WHERE stream_id = $1 AND version = $2", stream_id, version
+            )
+        return None if digest is None else bytes(digest)
 
     async def stream_partition(self, stream_id: str) -> int | None:
         """The partition a stream lives in, or None when it has never been appended to."""

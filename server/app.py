@@ -18,16 +18,17 @@ from aiohttp import WSCloseCode, web
 from events.audit_scan import AuditCache
 from events.dice import SeedCipher
 from events.embedded import DatabaseConfig, database_url
+from events.heads import HeadsSigner
 from events.migrations import migrate
 from events.seed_store import SeedStore
 from events.service import TableService
 from events.store import EventStore
 from events.subscription import LiveFeed
-from server import api_docs, openapi, ratelimit, record_handlers, streams
+from server import api_docs, heads, openapi, ratelimit, record_handlers, streams
 from server import handlers as h
 from server import web as page
 from server.auth import ACCOUNTS, Accounts
-from server.config import Config, load_seed_key
+from server.config import Config, load_seed_key, load_signing_key
 from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, LOBBY, METRICS, SOCKETS, TABLES
 from server.lobby import Lobby
 from server.metrics import Metrics
@@ -45,6 +46,7 @@ def create_app(config: Config | None = None) -> web.Application:
     app[streams.EVENT_STREAMS] = streams.EventStreams()
     app[ratelimit.LIMITS] = ratelimit.Limits(config)
     app.cleanup_ctx.append(_database)
+    app.cleanup_ctx.append(heads.warm_heads)
     app.cleanup_ctx.append(streams.watch_sessions)
     app.on_shutdown.append(_close_sockets)
     _routes(app)
@@ -69,6 +71,8 @@ def _routes(app: web.Application) -> None:
     r.add_get("/tables/{table_id}/replay", record_handlers.handle_replay)
     r.add_get("/tables/{table_id}/export.mat", record_handlers.handle_export_mat)
     r.add_get("/log", h.global_feed)
+    r.add_get("/log/heads", heads.log_heads)
+    r.add_get("/.well-known/chouette-signing-key", heads.signing_key)
     r.add_get("/healthz", h.healthz)
     r.add_get("/readyz", h.readyz)
     r.add_get("/metrics", h.metrics)
@@ -112,6 +116,9 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     )
     app[LIVE_FEED] = notifier
     app[record_handlers.AUDITS] = AuditCache(store)
+    signing = await asyncio.to_thread(load_signing_key, config)
+    assert signing is not None  # created when missing
+    app[heads.HEADS] = heads.Heads(store, HeadsSigner(signing))
     app[LOBBY] = lobby
     log.info("database ready", extra={"status": "ready"})
     try:

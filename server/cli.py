@@ -1,5 +1,6 @@
-"""The ``chouette`` command: ``serve`` and ``migrate``, and the record tools ``audit``,
-``replay``, ``export`` and ``import`` (each reads or writes a table's stream in the store)."""
+"""The ``chouette`` command: ``serve`` and ``migrate``, the record tools ``audit``, ``replay``,
+``export`` and ``import`` (each reads or writes a table's stream in the store), and ``heads``
+(the log's signed chain heads, to keep outside the database; ``audit --against`` checks them)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import msgspec
 from aiohttp import web
 
 from engine.matfile import MatFormatError, write_mat
@@ -23,6 +25,17 @@ from events.audit import TableReport
 from events.audit_scan import StoreAudit, audit_all, audit_tables
 from events.embedded import DatabaseConfig, database_url
 from events.errors import ConcurrencyError, StoreError
+from events.heads import (
+    HeadsDocument,
+    HeadsError,
+    HeadsSigner,
+    RunningHashes,
+    check_heads,
+    decode_public_key,
+    make_heads,
+    parse_heads,
+    verify_heads,
+)
 from events.mat_export import (
     chouette_json,
     export_chouette,
@@ -38,7 +51,7 @@ from events.replay import decode_all
 from events.store import EventStore
 from events.streams import append_steps, chat_stream, table_stream
 from server.app import create_app
-from server.config import Config
+from server.config import Config, load_signing_key, signing_key_path
 from server.logs import setup_logging
 from server.progress import Progress
 
@@ -147,8 +160,27 @@ def _add_record_commands(sub: argparse._SubParsersAction) -> None:
     which = audit.add_mutually_exclusive_group(required=True)
     which.add_argument("--table", action="append", metavar="ID", help="a table id (repeatable)")
     which.add_argument("--all", action="store_true", help="every table, and the log")
+    which.add_argument(
+        "--against",
+        type=Path,
+        metavar="HEADS.json",
+        help="check the database against heads saved earlier (chouette heads, GET /log/heads)",
+    )
+    audit.add_argument(
+        "--public-key",
+        type=Path,
+        metavar="FILE",
+        help="with --against: the signing key's public key (base64, or the JSON of"
+        " /.well-known/chouette-signing-key); default: the configured signing key's",
+    )
     audit.add_argument("--json", action="store_true", help="one JSON document on stdout")
     _db_flags(audit)
+
+    heads = sub.add_parser(
+        "heads",
+        help="print the log's chain heads, signed, as JSON (keep it: audit --against checks it)",
+    )
+    _db_flags(heads)
 
     replay = sub.add_parser("replay", help="print a table's games, move by move")
     replay.add_argument("table", metavar="ID")
@@ -181,6 +213,7 @@ def _run_record_command(args: argparse.Namespace, config: Config) -> int:
         "replay": _replay,
         "export": _export,
         "import": _import,
+        "heads": _heads,
     }
     command = commands.get(args.cmd)
     if command is None:
@@ -191,6 +224,30 @@ def _run_record_command(args: argparse.Namespace, config: Config) -> int:
             args.steps = _read_mat(args.file, args.table_id)
         except ImportFileError as exc:
             return _refuse_import(args.file, str(exc))
+    if args.cmd == "audit" and args.public_key is not None and args.against is None:
+        print("chouette audit: --public-key goes with --against", file=sys.stderr)
+        return 2
+    if args.cmd == "audit" and args.against is not None:
+        command = _audit_against
+        try:
+            args.heads = _read_heads(args.against, args.public_key, config)
+        except HeadsError as exc:
+            print(f"chouette audit: {' '.join(str(exc).split())}", file=sys.stderr)
+            return 2
+    if args.cmd == "heads":
+        try:
+            key = load_signing_key(config, create=False)
+        except (OSError, ValueError) as exc:
+            print(f"chouette heads: {' '.join(str(exc).split())}", file=sys.stderr)
+            return 2
+        if key is None:
+            print(
+                "chouette heads: no signing key: set CHOUETTE_SIGNING_KEY, or run where the"
+                f" server keeps its key file ({signing_key_path(config)})",
+                file=sys.stderr,
+            )
+            return 2
+        args.signer = HeadsSigner(key)
     try:
         return asyncio.run(_with_store(config, command, args))
     except StoreError as exc:
@@ -255,6 +312,92 @@ async def _audit(args: argparse.Namespace, store: EventStore) -> int:
             f"{len(failed)} failed, {sum(r.status == 'pending' for r in reports)} pending"
         )
     return 1 if result.failed else 0
+
+
+HEADS_MAX_BYTES = 1024 * 1024 * 1024
+"""The largest heads file ``audit --against`` reads."""
+
+
+def _read_heads(path: Path, public_key: Path | None, config: Config) -> HeadsDocument:
+    """The heads saved in ``path``, their signature checked, before the database is reached.
+
+    :raises HeadsError: the file cannot be read, is not a heads document, or its signature
+        does not verify (the message is one line, naming the file).
+    """
+    try:
+        if path.stat().st_size > HEADS_MAX_BYTES:
+            raise HeadsError(f"{path}: larger than {HEADS_MAX_BYTES // 2**20} MB")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise HeadsError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+    try:
+        document, raw = parse_heads(data)
+    except HeadsError as exc:
+        raise HeadsError(f"{path}: {exc}") from None
+    try:
+        if public_key is not None:
+            key = decode_public_key(public_key.read_text(encoding="utf-8", errors="replace"))
+        else:
+            private = load_signing_key(config, create=False)
+            if private is None:
+                raise HeadsError(
+                    "no public key: give --public-key, or set CHOUETTE_SIGNING_KEY, or run where"
+                    f" the server keeps its key file ({signing_key_path(config)})"
+                )
+            key = HeadsSigner(private).public_key
+    except OSError as exc:
+        raise HeadsError(f"{public_key}: cannot read it: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        if isinstance(exc, HeadsError):
+            raise
+        raise HeadsError(str(exc)) from None
+    try:
+        verify_heads(raw, key)
+    except HeadsError as exc:
+        raise HeadsError(f"{path}: {exc}") from None
+    return document
+
+
+async def _audit_against(args: argparse.Namespace, store: EventStore) -> int:
+    heads: HeadsDocument = args.heads
+    streams = heads.streams or []
+    bar = Progress(len(streams) + sum(p.position for p in heads.partitions), "audit")
+    found = await check_heads(store, heads, bar.advance)
+    bar.close()
+    if args.json:
+        doc = {
+            "status": "failed" if found else "ok",
+            "heads": str(args.against),
+            "made_at": heads.made_at,
+            "streams": len(streams),
+            "partitions": len(heads.partitions),
+            "divergences": [msgspec.to_builtins(d) for d in found],
+        }
+        print(json.dumps(doc, indent=2))
+        return 1 if found else 0
+    for d in found:
+        where = f"partition {d.partition} position {d.position}"
+        if d.stream is not None:
+            where = f"stream {d.stream} version {d.version} ({where})"
+        print(f"{where}: DIVERGES {d.reason}")
+    first = found[0] if found else None
+    summary = f"{len(streams)} stream(s), {len(heads.partitions)} partition(s) against heads"
+    summary += f" made at {heads.made_at}: "
+    if first is None:
+        print(summary + "all hold")
+        return 0
+    name = first.stream or f"log partition {first.partition}"
+    print(summary + f"{len(found)} diverge, the first {name}")
+    return 1
+
+
+async def _heads(args: argparse.Namespace, store: EventStore) -> int:
+    total = await store.pool.fetchval("SELECT coalesce(sum(head), 0) FROM log_partitions")
+    bar = Progress(int(total), "heads")
+    document = await make_heads(store, RunningHashes(), streams=True, progress=bar.advance)
+    bar.close()
+    print(json.dumps(args.signer.sign(document), indent=2, ensure_ascii=False))
+    return 0
 
 
 def _report_line(report: TableReport) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from events.dice import decode_seed_key, encode_seed_key, new_seed_key
+from events.heads import decode_signing_key, encode_key, new_signing_key
 from events.table import DiceSource
 
 log = logging.getLogger("chouette.server")
@@ -137,6 +138,9 @@ class Config:
     rate_audits: Rate | None = Rate(30, 60)
     """Table audits (``GET /tables/{id}/audit``) per address: the first audit of a table reads
     and checks all of it (later ones only what was appended since)."""
+    rate_heads: Rate | None = Rate(30, 60)
+    """Signed chain heads (``GET /log/heads``) per address: each reads the log's heads (and,
+    for the auditor, every stream's) and signs the document."""
     rate_open_tables: int | None = 20
     """Tables an account may have open at once: not finished and active in the last
     :attr:`open_table_idle` seconds. The lobby lists 500 tables, so one account cannot bury it."""
@@ -151,6 +155,10 @@ class Config:
     """The key that keeps the secret dice seeds encrypted at rest (`CHOUETTE_SEED_KEY`: base64
     of 32 random bytes). None: the key file in :attr:`data_dir`, generated on first start
     (:func:`load_seed_key`; docs/dice.md, "Where the seed is kept")."""
+    signing_key: bytes | None = field(default=None, repr=False)
+    """The Ed25519 private key that signs the published chain heads (`CHOUETTE_SIGNING_KEY`:
+    base64 of its 32 bytes). None: the key file beside the seed key's, generated on first start
+    (:func:`load_signing_key`; docs/heads.md)."""
     table_cache: int = 10_000
     """Tables whose folded state and dice seeds a process keeps in memory, the least recently
     used dropped first (`CHOUETTE_TABLE_CACHE`)."""
@@ -209,6 +217,8 @@ class Config:
             values["log_json"] = _flag(env["CHOUETTE_LOG_JSON"])
         if env.get("CHOUETTE_SEED_KEY"):
             values["seed_key"] = decode_seed_key(env["CHOUETTE_SEED_KEY"])
+        if env.get("CHOUETTE_SIGNING_KEY"):
+            values["signing_key"] = decode_signing_key(env["CHOUETTE_SIGNING_KEY"])
         values.update({k: v for k, v in overrides.items() if v is not None})
         values.pop("dice_factory", None)
         values.pop("clock", None)
@@ -226,6 +236,7 @@ RATES = (
     "rate_sockets_account",
     "rate_sockets_address",
     "rate_audits",
+    "rate_heads",
 )
 """The token-bucket limits, each set by ``CHOUETTE_<NAME>`` as ``COUNT/DURATION`` or ``off``."""
 
@@ -245,15 +256,28 @@ def _cap(text: str) -> int | None:
 SEED_KEY_FILE = "chouette-seed.key"
 """The seed key's file in the data directory, when ``CHOUETTE_SEED_KEY`` is not set."""
 
+SIGNING_KEY_FILE = "chouette-signing.key"
+"""The heads' signing key's file, beside the seed key's, when ``CHOUETTE_SIGNING_KEY`` is not
+set."""
+
+
+def _key_dir(config: Config) -> Path:
+    if config.database_url is None:
+        return config.data_dir
+    return config.data_dir.with_name(config.data_dir.name + "-keys")
+
 
 def seed_key_path(config: Config) -> Path:
     """Where the seed key is kept when it is not configured: in the embedded database's data
     directory; with ``DATABASE_URL``, beside that directory (``.pgdata-keys/``), so that the
     directory stays empty for an embedded database started later (PostgreSQL initialises only
     an empty directory)."""
-    if config.database_url is None:
-        return config.data_dir / SEED_KEY_FILE
-    return config.data_dir.with_name(config.data_dir.name + "-keys") / SEED_KEY_FILE
+    return _key_dir(config) / SEED_KEY_FILE
+
+
+def signing_key_path(config: Config) -> Path:
+    """Where the signing key is kept when it is not configured: beside the seed key."""
+    return _key_dir(config) / SIGNING_KEY_FILE
 
 
 def load_seed_key(config: Config) -> bytes:
@@ -272,9 +296,9 @@ def load_seed_key(config: Config) -> bytes:
         return config.seed_key
     path = seed_key_path(config)
     try:
-        key, created = _read_key(path), False
+        key, created = _read_key(path, _SEED), False
     except FileNotFoundError:
-        key, created = _create_key(path)
+        key, created = _create_key(path, _SEED)
     where = str(path.resolve())
     if config.database_url is None:
         log.info("dice seed key %s %s", "generated in" if created else "read from", where)
@@ -288,33 +312,72 @@ def load_seed_key(config: Config) -> bytes:
     return key
 
 
-def _read_key(path: Path) -> bytes:
+def load_signing_key(config: Config, *, create: bool = True) -> bytes | None:
+    """The Ed25519 key that signs the published chain heads: ``CHOUETTE_SIGNING_KEY`` if set,
+    else its key file beside the seed key's, generated there (mode 0600) the first time when
+    ``create`` (else None when there is none). Blocking (file I/O).
+
+    Kept outside the database for the same reason as the seed key: whoever can rewrite the
+    database must not be able to sign heads that agree with the rewrite.
+
+    :raises ValueError: the key file does not hold a key.
+    """
+    if config.signing_key is not None:
+        return config.signing_key
+    path = signing_key_path(config)
+    try:
+        key, created = _read_key(path, _SIGNING), False
+    except FileNotFoundError:
+        if not create:
+            return None
+        key, created = _create_key(path, _SIGNING)
+    log.info(
+        "chain heads signing key %s %s",
+        "generated in" if created else "read from",
+        path.resolve(),
+    )
+    return key
+
+
+@dataclass(frozen=True, slots=True)
+class _KeyKind:
+    what: str
+    decode: Callable[[str], bytes]
+    encode: Callable[[bytes], str]
+    new: Callable[[], bytes]
+
+
+_SEED = _KeyKind("dice seed key", decode_seed_key, encode_seed_key, new_seed_key)
+_SIGNING = _KeyKind("signing key", decode_signing_key, encode_key, new_signing_key)
+
+
+def _read_key(path: Path, kind: _KeyKind) -> bytes:
     text = path.read_text(encoding="ascii", errors="replace")
     if path.stat().st_mode & 0o077:
-        log.warning("the dice seed key file %s is readable by others: chmod 600 it", path)
+        log.warning("the %s file %s is readable by others: chmod 600 it", kind.what, path)
     try:
-        return decode_seed_key(text)
+        return kind.decode(text)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
 
 
-def _create_key(path: Path) -> tuple[bytes, bool]:
+def _create_key(path: Path, kind: _KeyKind) -> tuple[bytes, bool]:
     """A new key written to ``path`` (0600), or the one another process wrote there first:
     the key is written to a private temporary file, then linked into place, which fails if
     the file exists, so nobody ever reads a half-written key."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    key = new_seed_key()
+    key = kind.new()
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="ascii") as out:
-            out.write(encode_seed_key(key) + "\n")
+            out.write(kind.encode(key) + "\n")
             out.flush()
             os.fsync(out.fileno())
         try:
             os.link(temporary, path)
         except FileExistsError:
-            return _read_key(path), False
+            return _read_key(path, kind), False
         return key, True
     finally:
         temporary.unlink(missing_ok=True)

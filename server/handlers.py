@@ -18,7 +18,7 @@ from msgspec import Meta
 from events import commands as c
 from events.errors import StoreError
 from events.store import RecordedEvent
-from events.streams import parse_stream
+from events.streams import parse_stream, table_stream
 from events.types import END_OF_STRING, Name, TableKind, TableOptions
 from server import auth, ratelimit
 from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, LOBBY, METRICS, TABLES
@@ -102,6 +102,10 @@ class EventMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     s: str
     t: str | None = None
     d: Any = None
+    h: str | None = None
+    """The event's stored chain hash in hex: its stream's chain head at ``v``, for a client to
+    keep and later hold the server to (docs/heads.md). Absent when the recipient may not see the
+    event, and in a command's result."""
 
 
 class CommandResult(msgspec.Struct, kw_only=True):
@@ -183,10 +187,22 @@ async def current_account(request: web.Request, required: bool = True) -> auth.A
     return session.account if session else None
 
 
-def message(rec: RecordedEvent, stream: str, visible: bool = True) -> EventMessage:
+def message(
+    rec: RecordedEvent, stream: str, visible: bool = True, *, chain: bool = False
+) -> EventMessage:
+    """An event for a client; with its chain hash when ``chain`` (the streams). A command's
+    result goes without: its first answer is not read back, and a retry's must be the same."""
     if not visible:
+        # Not even the hash: with the previous one, it would let a short hidden message be
+        # guessed.
         return EventMessage(v=rec.version, s=stream)
-    return EventMessage(v=rec.version, s=stream, t=rec.type, d=msgspec.Raw(rec.data))
+    return EventMessage(
+        v=rec.version,
+        s=stream,
+        t=rec.type,
+        d=msgspec.Raw(rec.data),
+        h=rec.hash.hex() if chain and rec.hash is not None else None,
+    )
 
 
 # -- accounts ---------------------------------------------------------------------------------
@@ -335,9 +351,13 @@ async def create_table(request: web.Request) -> web.Response:
 async def get_table(request: web.Request) -> web.Response:
     table_id = _table_id(request)
     account = await current_account(request, required=False)
-    state = await request.app[TABLES].state(table_id)
+    tables = request.app[TABLES]
+    state = await tables.state(table_id)
+    head = await tables.store.chain_head(table_stream(table_id), state.version)
     viewer = account.account_id if account else None
-    return json_response(table_view(state, viewer, request.app[TABLES].now()))
+    return json_response(
+        table_view(state, viewer, tables.now(), chain_head=head.hex() if head else None)
+    )
 
 
 async def post_command(request: web.Request) -> web.Response:

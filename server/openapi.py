@@ -19,6 +19,7 @@ from aiohttp import web
 
 from events import commands as c
 from events import types as e
+from events.heads import HeadsDocument
 from server import api_docs
 from server import handlers as h
 from server import openapi_examples as x
@@ -56,6 +57,8 @@ BODIES: list[Any] = [
     s.Replay,
     s.AuditReport,
     s.LogFeed,
+    HeadsDocument,
+    s.SigningKey,
     s.Health,
     s.Ready,
     s.NotReady,
@@ -264,8 +267,10 @@ Events) stream every event as an `EventMessage`; refetch the table view after a 
 The rules are in `docs/rules.md`, the design in `docs/design.md`."""
 
 STREAM_MESSAGES = """Each message is an `EventMessage` `{"v": version, "s": "table" | "chat", \
-"t": type, "d": event}`; each stream's versions are gap-free. A team-channel chat message the \
-viewer may not read (the box, spectators) comes as `{"v", "s"}` only, so versions never skip. \
+"t": type, "d": event, "h": chain hash}`; each stream's versions are gap-free, and `h` is the \
+event's stored chain hash (its stream's chain head at `v`: keep it, see `GET /log/heads`). A \
+team-channel chat message the viewer may not read (the box, spectators) comes as `{"v", "s"}` \
+only, so versions never skip. \
 Resume with `after` (the last table version seen) and `chat_after` (the last chat version). A \
 position that cannot be resumed from (ahead of the stream, or older than the resync window) gets \
 a `Resync` message instead: fetch `GET /tables/{table_id}` and reconnect from its version. One \
@@ -653,6 +658,49 @@ def build_spec() -> dict[str, Any]:
                     ),
                 ],
                 security=BEARER,
+            )
+        },
+        "/log/heads": {
+            "get": _op(
+                "Operations",
+                "The signed chain heads",
+                "Every log partition's last position with a running hash of its events, signed"
+                " with the server's Ed25519 key (kept outside the database; the public key is at"
+                " `/.well-known/chouette-signing-key`). Save it: `chouette audit --against` later"
+                " shows any rewrite of the log since, however consistent. With `streams=true` and"
+                " the auditor token, every stream's version and chain head too (they list every"
+                " table id). The running hash and the signed bytes: docs/heads.md.",
+                {
+                    200: _answer("The heads, signed", "HeadsDocument"),
+                    400: _problem("`streams` is not `true` or `false` (`bad-request`)"),
+                    401: _problem(
+                        "`streams=true` without a token, or a malformed `Authorization` header"
+                        " (`unauthorized`)"
+                    ),
+                    403: _problem(
+                        "`streams=true` with a token that is not the auditor's (`forbidden`)"
+                    ),
+                    429: _too_many(),
+                    503: _problem(UNAVAILABLE),
+                },
+                parameters=[
+                    _param(
+                        "streams",
+                        "query",
+                        {"type": "boolean", "default": False},
+                        "Add every stream's head (the auditor token only).",
+                    )
+                ],
+                security=OPTIONAL_BEARER,
+            )
+        },
+        "/.well-known/chouette-signing-key": {
+            "get": _op(
+                "Operations",
+                "The heads' public key",
+                "The Ed25519 public key that verifies `GET /log/heads` documents, and its"
+                " fingerprint (each document names the key that signed it by it).",
+                {200: _answer("The public key", "SigningKey")},
             )
         },
         "/healthz": {

@@ -305,6 +305,17 @@ class LogFeed(msgspec.Struct, kw_only=True):
     events: list[LogEvent]
 
 
+class SigningKey(msgspec.Struct, kw_only=True):
+    """The public key that verifies the chain heads (`GET /.well-known/chouette-signing-key`)."""
+
+    algorithm: Literal["Ed25519"]
+    public_key: Annotated[str, Meta(description="The 32-byte Ed25519 public key, in base64.")]
+    fingerprint: Annotated[
+        str, Meta(description="SHA-256 of the public key, in hex: the heads' `key`.")
+    ]
+    format: Annotated[str, Meta(description="The heads documents it signs: `chouette-heads/1`.")]
+
+
 class Health(msgspec.Struct, kw_only=True):
     """The process is alive (`GET /healthz`)."""
 

@@ -348,7 +348,7 @@ async def _websocket(
         try:
             async for name, rec in _merged(request.app, table_id, after, chat_after):
                 visible = name != "chat" or _readable(rec, viewer)
-                await ws.send_bytes(_encoder.encode(h.message(rec, name, visible)))
+                await ws.send_bytes(_encoder.encode(h.message(rec, name, visible, chain=True)))
                 metrics.sent(ws, rec.stream_id, rec.version)
         except Exception:
             # Never leave a socket open that no longer delivers: the client reconnects with
@@ -491,7 +491,7 @@ async def _sse(
             async for name, rec in _merged(request.app, table_id, after, chat_after, stopped):
                 visible = name != "chat" or _readable(rec, viewer)
                 versions[name] = rec.version
-                body = _encoder.encode(h.message(rec, name, visible))
+                body = _encoder.encode(h.message(rec, name, visible, chain=True))
                 await resp.write(
                     f"id: {versions['table']}.{versions['chat']}\n".encode()
                     + b"data: "

@@ -200,6 +200,9 @@ class _Base(msgspec.Struct, kw_only=True, tag_field="kind"):
     options: TableOptions
     version: int
     """The table stream's version this view reflects."""
+    chain_head: str | None = None
+    """The stored chain hash of the table stream's event at ``version``, in hex: keep it, and a
+    later rewrite of the table shows (docs/heads.md). Given by ``GET /tables/{id}``."""
     created_by: str
     players: list[PlayerView]
     """Everyone at the table: the seated players, or the chouette's members in join order."""
@@ -654,9 +657,12 @@ def _chouette(state: TableState, viewer: str | None, **base: object) -> Chouette
     )
 
 
-def table_view(state: TableState, viewer: str | None, now: int = 0) -> TableView:
+def table_view(
+    state: TableState, viewer: str | None, now: int = 0, chain_head: str | None = None
+) -> TableView:
     """The table as ``viewer`` (an account id, or None for an anonymous spectator) sees it at
-    ``now`` (ms since the epoch: the time its seed window counts down from)."""
+    ``now`` (ms since the epoch: the time its seed window counts down from), with the table
+    stream's ``chain_head`` at its version when the caller read it."""
     ledger = dict(state.ledger)
     if state.kind == "chouette":
         ledger = dict(state.chouette.ledger) if state.chouette else {p: 0 for p in state.members}
@@ -665,6 +671,7 @@ def table_view(state: TableState, viewer: str | None, now: int = 0) -> TableView
         "name": state.name,
         "options": state.options,
         "version": state.version,
+        "chain_head": chain_head,
         "created_by": state.created_by,
         "players": _players(state),
         "role": role_of(state, viewer),

@@ -136,7 +136,9 @@ async def test_another_partition_is_not_affected(
 
 @pytest.fixture
 async def client(db_url: str, aiohttp_client: Any) -> TestClient:
-    app = create_app(Config(database_url=db_url, seed_key=bytes(32), rate_limits=False))
+    app = create_app(
+        Config(database_url=db_url, seed_key=bytes(32), signing_key=bytes(32), rate_limits=False)
+    )
     return await aiohttp_client(app)
 
 

@@ -165,7 +165,9 @@ def test_the_record_in_the_terminal() -> None:
 @pytest.fixture
 async def client(db_url: str, aiohttp_client: Any) -> TestClient:
     # Fair dice: their seeds sealed with a key of the test's own (not a key file in the tree).
-    app = create_app(Config(database_url=db_url, poll_interval=0.5, seed_key=bytes(32)))
+    app = create_app(
+        Config(database_url=db_url, poll_interval=0.5, seed_key=bytes(32), signing_key=bytes(32))
+    )
     return await aiohttp_client(app)
 
 

@@ -47,6 +47,9 @@ from server.keys import TABLES
 SEED = 20261129
 """The dice seed of the in-process tests (:class:`SeededDice`)."""
 
+SIGNING_KEY = bytes(range(32))
+"""The key that signs the chain heads of the in-process tests."""
+
 PROBLEM = "application/problem+json"
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -572,8 +575,10 @@ def make_config(db_url: str, **overrides: Any) -> Config:
         # are tested on their own (test_rate_limits.py), with defaults a real player meets never.
         "rate_limits": False,
         # Tables start their games' first throws at once unless a test opens a seed window
-        # (test_seed_window.py): the tests' players add no seeds of their own.
+        # (test_api_seed_window.py): the tests' players add no seeds of their own.
         "seed_window": 0,
+        # Configured, so that no key file is written where the tests run.
+        "signing_key": SIGNING_KEY,
     }
     values.update(overrides)
     return Config(**values)
