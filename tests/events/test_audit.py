@@ -30,7 +30,7 @@ from events.audit import audit_records
 from events.audit_scan import audit_table, audit_tables, check_log
 from events.decider import evolve
 from events.simulate import simulate_chouette, simulate_table
-from events.store import ZERO_HASH, EventStore, event_hash
+from events.store import ZERO_HASH, EventStore, stored_hash
 from events.streams import append_steps, table_stream
 from events.table import TableState
 from server.cli import main
@@ -121,15 +121,13 @@ class Tamper:
 
     async def _rechain(self) -> None:
         rows = await self.admin.fetch(
-            "SELECT version, type, schema_version, data FROM events WHERE stream_id = $1"
-            " ORDER BY version",
+            "SELECT version, type, schema_version, data, command_id, recorded_at, chain_version"
+            " FROM events WHERE stream_id = $1 ORDER BY version",
             self.stream,
         )
         prev = ZERO_HASH
         for r in rows:
-            digest = event_hash(
-                prev, self.stream, r["version"], r["type"], r["schema_version"], r["data"]
-            )
+            digest = stored_hash(prev, self.stream, r)
             await self.admin.execute(
                 "UPDATE events SET prev_hash = $1, hash = $2 WHERE stream_id = $3 AND version = $4",
                 prev,
