@@ -12,6 +12,7 @@ creates one template database per server with every migration applied, and each 
   ``chouette_server``), so that every test runs the store and the server with least privilege.
 - ``pool``, ``store``: an asyncpg pool and an :class:`events.store.EventStore` on ``db_url``.
 - ``admin``: a superuser connection to the same database (``owner_url``), for tampering with it.
+- ``empty_db``: a database with no migration applied, as the superuser.
 - ``embedded_server``: the session's embedded server (started on first use).
 """
 
@@ -24,6 +25,7 @@ import re
 import shutil
 import signal
 import tempfile
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -179,6 +181,18 @@ async def owner_url(
 def db_url(owner_url: str) -> str:
     """The test's database as the server's role (:data:`TEST_SERVER_ROLE`)."""
     return with_user(owner_url, TEST_SERVER_ROLE)
+
+
+@pytest.fixture
+async def empty_db(server_url: str, db_url: str) -> AsyncIterator[str]:
+    """Another database on ``server_url`` with no migration applied, as the superuser, dropped
+    afterwards. (It asks for ``db_url`` so that :data:`TEST_SERVER_ROLE` exists.)"""
+    name = f"{_PREFIX}_{os.getpid()}_{uuid.uuid4().int % 10**9}"
+    await _execute(server_url, f'CREATE DATABASE "{name}"')
+    try:
+        yield with_database(server_url, name)
+    finally:
+        await _execute(server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture
