@@ -5,6 +5,10 @@ Files are named ``NNN_description.sql`` and applied in number order, each once, 
 transaction-level advisory lock, so running it twice, or from two processes at once, is safe: the
 second waits for the first, then finds nothing left to do. A migration whose file changed after
 it was applied is an error: migrations are append-only too; write a new one.
+
+A database with nothing left to apply is only read (no lock, no ``CREATE``), so the server's role,
+which may not migrate, passes the start-up check; a role that may not apply what is pending is
+told to run ``chouette migrate`` as the owner (docs/store.md, "Roles").
 """
 
 from __future__ import annotations

@@ -7,8 +7,10 @@ event types live elsewhere; :func:`decode` turns a decoding failure into a
 :class:`~events.errors.CorruptEventError`.
 
 Appends go through the server-side function ``append_batch`` (``sql/002_append_events.sql``, its
-actors and digests added by ``sql/015_command_actors_sealed_seeds.sql``), one
-round trip each. Concurrent appends from one process to one partition are *group-committed*: a
+actors and digests added by ``sql/015_command_actors_sealed_seeds.sql``, chain version 2 and
+``SECURITY DEFINER`` by ``sql/016_server_role_and_chain_v2.sql``), one round trip each. The
+server's database role may call it but write none of the store's tables itself.
+Concurrent appends from one process to one partition are *group-committed*: a
 writer per partition sends whatever appends have queued up while the previous round trip was in
 flight as one call and one transaction, each append still checked and answered on its own. This
 is what makes a serialised, commit-ordered log fast: positions are allocated under a per-partition
@@ -814,8 +816,9 @@ class EventStore:
     async def verify_chain(self, stream_id: str) -> ChainBreak | None:
         """Recompute a stream's hash chain from its stored events; None when it holds.
 
-        Finds edited payloads, types or hashes, and deleted, inserted or reordered versions,
-        naming the first version that fails.
+        Finds edited payloads, types or hashes (and, from chain version 2 on, command ids and
+        times of recording), deleted, inserted or reordered versions, and an event that goes
+        back to chain version 1, naming the first version that fails.
         """
         prev = ZERO_HASH
         expected = 1

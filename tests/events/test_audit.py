@@ -194,6 +194,25 @@ async def test_a_finished_match_is_ok(store: EventStore) -> None:
 
 # -- tampering, version by version ----------------------------------------------------------------
 
+
+@pytest.mark.parametrize(
+    "change", ["command_id = gen_random_uuid()", "recorded_at = recorded_at + interval '1 s'"]
+)
+async def test_a_changed_command_id_or_time_is_named(
+    store: EventStore, admin: asyncpg.Connection, change: str
+) -> None:
+    """Chain version 2 hashes when and by which command each event was stored."""
+    table_id = await _table(store, seed=2)
+    async with Tamper(admin, table_stream(table_id), rechain=False):
+        await admin.execute(
+            f"UPDATE events SET {change} WHERE stream_id = $1 AND version = 5",
+            table_stream(table_id),
+        )
+    version, check, reason = await _first_failure(store, table_id)
+    assert (version, check) == (5, "chain")
+    assert reason == "stored hash does not match the stored event"
+
+
 REWRITES = [pytest.param(False, id="naive"), pytest.param(True, id="rechained")]
 
 
