@@ -35,7 +35,7 @@ import asyncpg
 
 from events.audit import Failure, StreamAudit, StreamReport, TableReport
 from events.errors import translate_errors
-from events.store import ZERO_HASH, EventStore, RecordedEvent, event_hash
+from events.store import ZERO_HASH, EventStore, RecordedEvent, stored_hash
 from events.streams import chat_stream, parse_stream, table_stream
 
 __all__ = [
@@ -58,7 +58,8 @@ _COLUMNS: Final = (
 )
 """The columns of a :class:`RecordedEvent`, in its field order."""
 _READ: Final = (
-    f"SELECT {_COLUMNS}, prev_hash, hash FROM events WHERE stream_id = $1 AND version > $2"
+    f"SELECT {_COLUMNS}, chain_version, prev_hash, hash FROM events"
+    " WHERE stream_id = $1 AND version > $2"
     " ORDER BY version"
 )
 _HEADS: Final = (
@@ -127,6 +128,8 @@ class _Chain:
     stream_id: str
     prev: bytes = ZERO_HASH
     expected: int = 1
+    chain: int = 1
+    """The chain version of the last event: a stream's chain versions never go down."""
     last_type: str = ""
     broken: Failure | None = None
 
@@ -142,9 +145,16 @@ class _Chain:
             reason = "prev_hash is not the previous event's hash"
             self.broken = Failure("chain", version, reason, row["type"])
             return
-        digest = event_hash(
-            self.prev, self.stream_id, version, row["type"], row["schema_version"], row["data"]
-        )
+        if row["chain_version"] < self.chain:
+            reason = f"chain version {row['chain_version']} after version {self.chain}"
+            self.broken = Failure("chain", version, reason, row["type"])
+            return
+        self.chain = row["chain_version"]
+        try:
+            digest = stored_hash(self.prev, self.stream_id, row)
+        except ValueError as e:
+            self.broken = Failure("chain", version, str(e), row["type"])
+            return
         if row["hash"] != digest:
             reason = "stored hash does not match the stored event"
             self.broken = Failure("chain", version, reason, row["type"])

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 __all__ = [
     "DEFAULT_DATA_DIR",
@@ -33,6 +33,7 @@ __all__ = [
     "database_url",
     "start_embedded",
     "with_database",
+    "with_user",
 ]
 
 DEFAULT_DATA_DIR: Final = Path(".pgdata")
@@ -124,3 +125,16 @@ def with_database(url: str, database: str) -> str:
     'postgresql://postgres:@/chouette?host=/tmp/pg'
     """
     return urlunsplit(urlsplit(url)._replace(path=f"/{database}"))
+
+
+def with_user(url: str, user: str) -> str:
+    """``url`` logging in as another role, with no password (host, database, options kept).
+
+    >>> with_user("postgresql://postgres:@/postgres?host=/tmp/pg", "chouette_server")
+    'postgresql://chouette_server@/postgres?host=/tmp/pg'
+    >>> with_user("postgresql://postgres@127.0.0.1:5432/test", "app")
+    'postgresql://app@127.0.0.1:5432/test'
+    """
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{quote(user, safe='')}@{host}"))

@@ -5,6 +5,10 @@ Files are named ``NNN_description.sql`` and applied in number order, each once, 
 transaction-level advisory lock, so running it twice, or from two processes at once, is safe: the
 second waits for the first, then finds nothing left to do. A migration whose file changed after
 it was applied is an error: migrations are append-only too; write a new one.
+
+A database with nothing left to apply is only read (no lock, no ``CREATE``), so the server's role,
+which may not migrate, passes the start-up check; a role that may not apply what is pending is
+told to run ``chouette migrate`` as the owner (docs/store.md, "Roles").
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import asyncpg
 
 from events.errors import StoreError, translate_errors
 
-__all__ = ["SQL_DIR", "Migration", "load_migrations", "migrate"]
+__all__ = ["SQL_DIR", "Migration", "load_migrations", "migrate", "pending"]
 
 # The top-level sql/ directory of the repository (fixed by the design). It is found relative to
 # this file, which works for a source checkout and the editable install we use; a wheel would
@@ -76,7 +80,49 @@ async def migrate(
         return await _migrate(target, migrations)
 
 
+async def pending(conn: asyncpg.Connection, directory: Path = SQL_DIR) -> list[str]:
+    """The names of the migrations not yet applied, read without writing or locking anything
+    (the server's role, which may not migrate, checks this at start-up).
+
+    :raises StoreError: an applied migration's file has changed.
+    """
+    with translate_errors():
+        return await _pending(conn, load_migrations(directory))
+
+
+async def _pending(conn: asyncpg.Connection, migrations: list[Migration]) -> list[str]:
+    if await conn.fetchval("SELECT to_regclass('schema_migrations')") is None:
+        return [m.name for m in migrations]
+    rows = await conn.fetch("SELECT version, name, checksum FROM schema_migrations")
+    applied = {r["version"]: r for r in rows}
+    for migration in migrations:
+        done = applied.get(migration.version)
+        if done is not None and done["checksum"] != migration.checksum:
+            raise StoreError(
+                f"migration {migration.name!r} has changed since it was applied "
+                f"as {done['name']!r}; add a new migration instead"
+            )
+    return [m.name for m in migrations if m.version not in applied]
+
+
 async def _migrate(conn: asyncpg.Connection, migrations: list[Migration]) -> list[str]:
+    # Nothing to do: nothing is locked or created, so any role that may read the schema gets
+    # here (the server's role included, which may create nothing).
+    todo = await _pending(conn, migrations)
+    if not todo:
+        return []
+    try:
+        return await _apply(conn, migrations)
+    except asyncpg.InsufficientPrivilegeError as e:
+        user = await conn.fetchval("SELECT current_user")
+        raise StoreError(
+            f"the database needs {len(todo)} migration(s) ({', '.join(todo)}) and the role "
+            f"{user} may not apply them: run `chouette migrate` as the tables' owner "
+            "(CHOUETTE_OWNER_DATABASE_URL)"
+        ) from e
+
+
+async def _apply(conn: asyncpg.Connection, migrations: list[Migration]) -> list[str]:
     applied_now: list[str] = []
     async with conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock($1)", _LOCK_KEY)

@@ -93,9 +93,9 @@ class SeedStore:
         """
         with translate_errors():
             row = await self._pool.fetchrow(
-                "INSERT INTO dice_seeds (table_id, game, seed, sealed) VALUES ($1, $2, $3, true)"
-                " ON CONFLICT (table_id, game) DO UPDATE SET seed = dice_seeds.seed"
-                " RETURNING seed, sealed",
+                # A function of the owner's: the server's role may not write dice_seeds itself
+                # (sql/016_server_role_and_chain_v2.sql), so no kept seed is ever replaced.
+                "SELECT seed, sealed FROM keep_dice_seed($1, $2, $3)",
                 table_id,
                 game,
                 self._cipher.seal(table_id, game, seed),
@@ -119,12 +119,12 @@ class SeedStore:
 
     async def _seal(self, table_id: str, seeds: dict[int, bytes]) -> None:
         # Only rows still in the clear: a row another process sealed meanwhile stays as it is.
+        # Through the owner's function, which changes rows still in the clear only.
+        games = list(seeds)
         with translate_errors():
-            await self._pool.executemany(
-                "UPDATE dice_seeds SET seed = $3, sealed = true"
-                " WHERE table_id = $1 AND game = $2 AND NOT sealed",
-                [
-                    (table_id, game, self._cipher.seal(table_id, game, seed))
-                    for game, seed in seeds.items()
-                ],
+            await self._pool.execute(
+                "SELECT seal_dice_seeds($1, $2, $3)",
+                [table_id] * len(games),
+                games,
+                [self._cipher.seal(table_id, game, seeds[game]) for game in games],
             )

@@ -7,8 +7,10 @@ event types live elsewhere; :func:`decode` turns a decoding failure into a
 :class:`~events.errors.CorruptEventError`.
 
 Appends go through the server-side function ``append_batch`` (``sql/002_append_events.sql``, its
-actors and digests added by ``sql/015_command_actors_sealed_seeds.sql``), one
-round trip each. Concurrent appends from one process to one partition are *group-committed*: a
+actors and digests added by ``sql/015_command_actors_sealed_seeds.sql``, chain version 2 and
+``SECURITY DEFINER`` by ``sql/016_server_role_and_chain_v2.sql``), one round trip each. The
+server's database role may call it but write none of the store's tables itself.
+Concurrent appends from one process to one partition are *group-committed*: a
 writer per partition sends whatever appends have queued up while the previous round trip was in
 flight as one call and one transaction, each append still checked and answered on its own. This
 is what makes a serialised, commit-ordered log fast: positions are allocated under a per-partition
@@ -24,8 +26,8 @@ import struct
 import uuid
 import zlib
 from collections import deque
-from collections.abc import Callable, Sequence
-from datetime import datetime
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final, TypeAlias, TypeVar
 
 import asyncpg
@@ -41,6 +43,7 @@ from events.errors import (
 )
 
 __all__ = [
+    "CHAIN_VERSION",
     "ZERO_HASH",
     "AppendResult",
     "ChainBreak",
@@ -49,7 +52,9 @@ __all__ = [
     "RecordedEvent",
     "decode",
     "event_hash",
+    "recorded_micros",
     "stable_partition",
+    "stored_hash",
 ]
 
 ZERO_HASH: Final = bytes(32)
@@ -117,35 +122,92 @@ class ChainBreak(msgspec.Struct, frozen=True):
     reason: str
 
 
+CHAIN_VERSION: Final = 2
+"""The chain version of the events appended now (``events.chain_version``): 2 hashes the
+command id and the time of recording too (``sql/016_server_role_and_chain_v2.sql``); events
+stored before that migration are version 1 and verify as such."""
+
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND: Final = timedelta(microseconds=1)
+
+
+def recorded_micros(recorded_at: datetime) -> int:
+    """``recorded_at`` as the chain hashes it: whole microseconds since 1970-01-01 00:00 UTC
+    (``extract(epoch FROM recorded_at) * 1000000`` in SQL).
+
+    >>> recorded_micros(datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC))
+    1767323045678901
+    """
+    return (recorded_at - _EPOCH) // _MICROSECOND
+
+
 def event_hash(
-    prev_hash: bytes, stream_id: str, version: int, type: str, schema_version: int, data: bytes
+    prev_hash: bytes,
+    stream_id: str,
+    version: int,
+    type: str,
+    schema_version: int,
+    data: bytes,
+    command_id: uuid.UUID | None = None,
+    recorded_at: datetime | None = None,
 ) -> bytes:
     """The chain hash of one event, exactly as ``append_batch`` computes it in the database.
 
-    ``sha256(prev_hash || int4(len(stream_id)) || stream_id || int8(version) || int4(len(type))
-    || type || int4(schema_version) || int4(len(data)) || data)``, with big-endian integers and
-    UTF-8 strings.
+    Chain version 1 (no ``command_id`` nor ``recorded_at``): ``sha256(prev_hash ||
+    int4(len(stream_id)) || stream_id || int8(version) || int4(len(type)) || type ||
+    int4(schema_version) || int4(len(data)) || data)``, with big-endian integers and UTF-8
+    strings. Chain version 2 (both given) appends ``command_id`` (its 16 bytes) and
+    ``int8(recorded_micros(recorded_at))``. See docs/store.md, "Hash chain".
 
     >>> event_hash(ZERO_HASH, "s1", 1, "x", 1, b'{"a":1}').hex()[:16]
     'ffe5c5c0ee26cd9c'
+    >>> at = datetime(2026, 1, 2, tzinfo=UTC)
+    >>> event_hash(ZERO_HASH, "s1", 1, "x", 1, b'{"a":1}', uuid.UUID(int=1), at).hex()[:16]
+    'b9619ae50dc19d9b'
     """
+    if (command_id is None) != (recorded_at is None):
+        raise ValueError("chain version 2 hashes both command_id and recorded_at, not one")
     sid = stream_id.encode()
     tag = type.encode()
-    return hashlib.sha256(
-        b"".join(
-            (
-                prev_hash,
-                struct.pack(">i", len(sid)),
-                sid,
-                struct.pack(">q", version),
-                struct.pack(">i", len(tag)),
-                tag,
-                struct.pack(">i", schema_version),
-                struct.pack(">i", len(data)),
-                data,
-            )
+    parts = [
+        prev_hash,
+        struct.pack(">i", len(sid)),
+        sid,
+        struct.pack(">q", version),
+        struct.pack(">i", len(tag)),
+        tag,
+        struct.pack(">i", schema_version),
+        struct.pack(">i", len(data)),
+        data,
+    ]
+    if command_id is not None and recorded_at is not None:
+        parts += (command_id.bytes, struct.pack(">q", recorded_micros(recorded_at)))
+    return hashlib.sha256(b"".join(parts)).digest()
+
+
+def stored_hash(prev_hash: bytes, stream_id: str, row: Mapping[str, Any]) -> bytes:
+    """The chain hash of a stored event under its own ``chain_version``, from a row with the
+    columns ``version, type, schema_version, data, command_id, recorded_at, chain_version``.
+
+    :raises ValueError: an unknown chain version.
+    """
+    chain = row["chain_version"]
+    if chain == 1:
+        return event_hash(
+            prev_hash, stream_id, row["version"], row["type"], row["schema_version"], row["data"]
         )
-    ).digest()
+    if chain == 2:
+        return event_hash(
+            prev_hash,
+            stream_id,
+            row["version"],
+            row["type"],
+            row["schema_version"],
+            row["data"],
+            row["command_id"],
+            row["recorded_at"],
+        )
+    raise ValueError(f"unknown chain version {chain!r}")
 
 
 def stable_partition(stream_id: str, partitions: int) -> int:
@@ -214,7 +276,8 @@ _READ_COMMAND: Final = (
 _APPEND_ONE: Final = "SELECT * FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 _APPEND_BATCH: Final = "SELECT * FROM append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
 _CHAIN: Final = (
-    "SELECT version, type, schema_version, data, prev_hash, hash FROM events"
+    "SELECT version, type, schema_version, data, command_id, recorded_at, chain_version,"
+    " prev_hash, hash FROM events"
     " WHERE stream_id = $1 ORDER BY version"
 )
 
@@ -770,11 +833,13 @@ class EventStore:
     async def verify_chain(self, stream_id: str) -> ChainBreak | None:
         """Recompute a stream's hash chain from its stored events; None when it holds.
 
-        Finds edited payloads, types or hashes, and deleted, inserted or reordered versions,
-        naming the first version that fails.
+        Finds edited payloads, types or hashes (and, from chain version 2 on, command ids and
+        times of recording), deleted, inserted or reordered versions, and an event that goes
+        back to chain version 1, naming the first version that fails.
         """
         prev = ZERO_HASH
         expected = 1
+        chain = 1  # a stream's chain versions never go down
         with translate_errors():
             async with self._pool.acquire() as conn, conn.transaction(readonly=True):
                 head = await conn.fetchrow(
@@ -792,9 +857,17 @@ class EventStore:
                         return ChainBreak(
                             stream_id, version, "prev_hash is not the previous event's hash"
                         )
-                    digest = event_hash(
-                        prev, stream_id, version, r["type"], r["schema_version"], r["data"]
-                    )
+                    if r["chain_version"] < chain:
+                        return ChainBreak(
+                            stream_id,
+                            version,
+                            f"chain version {r['chain_version']} after version {chain}",
+                        )
+                    chain = r["chain_version"]
+                    try:
+                        digest = stored_hash(prev, stream_id, r)
+                    except ValueError as e:
+                        return ChainBreak(stream_id, version, str(e))
                     if r["hash"] != digest:
                         return ChainBreak(
                             stream_id, version, "stored hash does not match the stored event"

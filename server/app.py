@@ -17,9 +17,7 @@ from aiohttp import WSCloseCode, web
 
 from events.audit_scan import AuditCache
 from events.dice import SeedCipher
-from events.embedded import DatabaseConfig, database_url
 from events.heads import HeadsSigner
-from events.migrations import migrate
 from events.seed_store import SeedStore
 from events.service import TableService
 from events.store import EventStore
@@ -29,6 +27,7 @@ from server import handlers as h
 from server import web as page
 from server.auth import ACCOUNTS, Accounts
 from server.config import Config, load_seed_key, load_signing_key
+from server.database import server_database_url
 from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, LOBBY, METRICS, SOCKETS, TABLES
 from server.lobby import Lobby
 from server.metrics import Metrics
@@ -86,7 +85,8 @@ def _routes(app: web.Application) -> None:
 
 async def _database(app: web.Application) -> AsyncIterator[None]:
     config = app[CONFIG]
-    url = await database_url(DatabaseConfig(url=config.database_url, data_dir=config.data_dir))
+    # Migrated as the owner (where one is known), served as the server's role.
+    url = await server_database_url(config)
     store = await EventStore.connect(
         url,
         partitions=config.partitions,
@@ -94,7 +94,6 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         max_size=config.pool_size,
         reset=_keep_session,
     )
-    await migrate(store.pool)
     notifier = LiveFeed(
         store,
         poll_interval=config.poll_interval,

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import msgspec
 from aiohttp import web
 
@@ -23,7 +22,6 @@ from engine.matfile import MatFormatError, write_mat
 from events import types as e
 from events.audit import TableReport
 from events.audit_scan import StoreAudit, audit_all, audit_tables
-from events.embedded import DatabaseConfig, database_url
 from events.errors import ConcurrencyError, StoreError
 from events.heads import (
     HeadsDocument,
@@ -45,21 +43,30 @@ from events.mat_export import (
     member_record,
 )
 from events.mat_import import import_mat
-from events.migrations import migrate
 from events.record_text import record_lines, state_text
 from events.replay import decode_all
 from events.store import EventStore
 from events.streams import append_steps, chat_stream, table_stream
 from server.app import create_app
 from server.config import Config, load_signing_key, signing_key_path
+from server.database import migrate_as_owner, server_database_url
 from server.logs import setup_logging
 from server.progress import Progress
 
 log = logging.getLogger("chouette")
 
 
-def _db_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_URL, else embedded)")
+def _db_flags(p: argparse.ArgumentParser, *, owner: bool = False) -> None:
+    p.add_argument(
+        "--database-url",
+        help="PostgreSQL URL of the server's role (default: $DATABASE_URL, else embedded)",
+    )
+    if owner:
+        p.add_argument(
+            "--owner-database-url",
+            help="PostgreSQL URL of the tables' owner, who applies the migrations "
+            "(default: $CHOUETTE_OWNER_DATABASE_URL)",
+        )
     p.add_argument(
         "--data-dir", type=Path, help="embedded PostgreSQL data directory (default .pgdata)"
     )
@@ -78,9 +85,20 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--plain-logs", action="store_true", help="human-readable logs instead of JSON"
     )
-    _db_flags(serve)
-    mig = sub.add_parser("migrate", help="apply database migrations and exit")
-    _db_flags(mig)
+    serve.add_argument(
+        "--allow-superuser",
+        action="store_true",
+        default=None,
+        help="serve even if the database URL logs in as a superuser "
+        "(default: $CHOUETTE_ALLOW_SUPERUSER)",
+    )
+    _db_flags(serve, owner=True)
+    mig = sub.add_parser(
+        "migrate",
+        help="apply database migrations as the tables' owner and exit "
+        "(--owner-database-url, else --database-url)",
+    )
+    _db_flags(mig, owner=True)
     _add_record_commands(sub)
     return ap
 
@@ -92,18 +110,11 @@ def config_from(args: argparse.Namespace) -> Config:
         partitions=getattr(args, "partitions", None),
         log_level=getattr(args, "log_level", None),
         database_url=args.database_url,
+        owner_database_url=getattr(args, "owner_database_url", None),
+        allow_superuser=getattr(args, "allow_superuser", None),
         data_dir=args.data_dir,
         log_json=False if getattr(args, "plain_logs", False) else None,
     )
-
-
-async def _migrate(config: Config) -> list[str]:
-    url = await database_url(DatabaseConfig(url=config.database_url, data_dir=config.data_dir))
-    conn = await asyncpg.connect(url)
-    try:
-        return await migrate(conn)
-    finally:
-        await conn.close()
 
 
 def _event_loop() -> asyncio.AbstractEventLoop:
@@ -131,17 +142,25 @@ def main(argv: list[str] | None = None) -> int:
             url = f"http://{config.host}:{config.port}"
             print(f"chouette listening on {url} (open it in a browser to play)", flush=True)
 
-        web.run_app(
-            app,
-            host=config.host,
-            port=config.port,
-            print=started,
-            access_log=None,
-            loop=_event_loop(),
-        )
+        try:
+            web.run_app(
+                app,
+                host=config.host,
+                port=config.port,
+                print=started,
+                access_log=None,
+                loop=_event_loop(),
+            )
+        except StoreError as exc:
+            # Refused at start-up (a superuser's URL, a database not migrated, none reachable):
+            # one line, not a traceback.
+            return _refuse(args.cmd, exc)
         return 0
     if args.cmd == "migrate":
-        applied = asyncio.run(_migrate(config))
+        try:
+            applied = asyncio.run(migrate_as_owner(config))
+        except StoreError as exc:
+            return _refuse(args.cmd, exc)
         print(f"applied {len(applied)} migration(s): {', '.join(applied) or 'none needed'}")
         return 0
     return _run_record_command(args, config)
@@ -252,17 +271,22 @@ def _run_record_command(args: argparse.Namespace, config: Config) -> int:
         return asyncio.run(_with_store(config, command, args))
     except StoreError as exc:
         # The database is away or refuses: one line, as for a wrong file, not a traceback.
-        print(f"chouette {args.cmd}: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 2
+        return _refuse(args.cmd, exc)
+
+
+def _refuse(command: str, exc: StoreError) -> int:
+    """One line on stderr and exit status 2."""
+    print(f"chouette {command}: {' '.join(str(exc).split())}", file=sys.stderr)
+    return 2
 
 
 async def _with_store(
     config: Config, command: Callable[[argparse.Namespace, EventStore], Any], args: Any
 ) -> int:
-    url = await database_url(DatabaseConfig(url=config.database_url, data_dir=config.data_dir))
+    # As the server's role, like the server: the record tools read and append, nothing more.
+    url = await server_database_url(config, refuse_superuser=False)
     store = await EventStore.connect(url, min_size=1, max_size=4)
     try:
-        await migrate(store.pool)
         status: int = await command(args, store)
         return status
     finally:

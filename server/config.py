@@ -77,7 +77,15 @@ class Config:
     host: str = "127.0.0.1"
     port: int = 8080
     database_url: str | None = None
-    """PostgreSQL URL; None starts an embedded PostgreSQL in :attr:`data_dir`."""
+    """PostgreSQL URL of the server's role (`DATABASE_URL`); None starts an embedded PostgreSQL
+    in :attr:`data_dir`, migrated as its superuser and served as ``chouette_server``."""
+    owner_database_url: str | None = None
+    """PostgreSQL URL of the tables' owner, who runs the migrations
+    (`CHOUETTE_OWNER_DATABASE_URL`); None: `chouette migrate` uses :attr:`database_url`, and
+    `serve` only checks that the database is migrated (docs/store.md, "Roles")."""
+    allow_superuser: bool = False
+    """Serve even when :attr:`database_url` logs in as a superuser, who can switch the
+    append-only protections off (`--allow-superuser`, `CHOUETTE_ALLOW_SUPERUSER=1`)."""
     data_dir: Path = Path(".pgdata")
     partitions: int = 1
     """Log partitions new table streams are spread over."""
@@ -184,6 +192,8 @@ class Config:
         values: dict[str, object] = {}
         if env.get("DATABASE_URL"):
             values["database_url"] = env["DATABASE_URL"]
+        if env.get("CHOUETTE_OWNER_DATABASE_URL"):
+            values["owner_database_url"] = env["CHOUETTE_OWNER_DATABASE_URL"]
         converters: tuple[tuple[str, Callable[[str], object]], ...] = (
             ("host", str),
             ("port", int),
@@ -199,6 +209,7 @@ class Config:
             ("session_check", parse_duration),
             ("hash_workers", int),
             ("behind_proxy", _flag),
+            ("allow_superuser", _flag),
             ("rate_limits", _flag),
             *((name, Rate.parse) for name in RATES),
             *((name, _cap) for name in CAPS),

@@ -6,9 +6,13 @@ creates one template database per server with every migration applied, and each 
 ``CREATE DATABASE ... TEMPLATE`` of it (a few tens of milliseconds), dropped afterwards.
 
 - ``server_url``: the server (session-wide); override it to run tests against another one.
-- ``db_url``: a fresh, migrated database on ``server_url`` for this test.
-- ``pool``, ``store``: an asyncpg pool and an :class:`events.store.EventStore` on it.
-- ``admin``: a superuser connection to the same database, for tampering with it.
+- ``owner_url``: a fresh, migrated database on ``server_url`` for this test, as the superuser
+  that migrated it (the owner of its tables).
+- ``db_url``: the same database as the server's role (:data:`TEST_SERVER_ROLE`, a member of
+  ``chouette_server``), so that every test runs the store and the server with least privilege.
+- ``pool``, ``store``: an asyncpg pool and an :class:`events.store.EventStore` on ``db_url``.
+- ``admin``: a superuser connection to the same database (``owner_url``), for tampering with it.
+- ``empty_db``: a database with no migration applied, as the superuser.
 - ``embedded_server``: the session's embedded server (started on first use).
 """
 
@@ -21,17 +25,23 @@ import re
 import shutil
 import signal
 import tempfile
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import asyncpg
 import pytest
 
-from events.embedded import EmbeddedPostgres, start_embedded, with_database
+from events.embedded import EmbeddedPostgres, start_embedded, with_database, with_user
 from events.migrations import migrate
+from events.roles import SERVER_ROLE
 from events.store import EventStore
 
 _PREFIX = "chouette_t"
+TEST_SERVER_ROLE = "chouette_test_server"
+"""The role the tests log in as for the server: a member of ``chouette_server`` that may log in.
+Roles are cluster-wide: it is created once per server, by whichever session comes first, and
+shared by every session and database (each database's grants are its own)."""
 _OURS = re.compile(rf"^{_PREFIX}(?:mpl)?_(\d+)(?:_\d+)?$")
 
 
@@ -67,6 +77,10 @@ class DatabaseFactory:
             await migrate(conn)
         finally:
             await conn.close()
+        if not await admin.fetchval("SELECT 1 FROM pg_roles WHERE rolname = $1", TEST_SERVER_ROLE):
+            # Another session may create it at the same moment.
+            with contextlib.suppress(asyncpg.DuplicateObjectError, asyncpg.UniqueViolationError):
+                await admin.execute(f"CREATE ROLE {TEST_SERVER_ROLE} LOGIN IN ROLE {SERVER_ROLE}")
         self._ready = True
 
     async def create(self) -> str:
@@ -148,10 +162,11 @@ def database_factories() -> Iterator[dict[str, DatabaseFactory]]:
 
 
 @pytest.fixture
-async def db_url(
+async def owner_url(
     server_url: str, database_factories: dict[str, DatabaseFactory]
 ) -> AsyncIterator[str]:
-    """A fresh database with the migrations applied, on ``server_url``, dropped afterwards."""
+    """A fresh database with the migrations applied, on ``server_url``, dropped afterwards; as
+    the superuser that owns its tables."""
     databases = database_factories.get(server_url)
     if databases is None:
         databases = database_factories[server_url] = DatabaseFactory(server_url)
@@ -160,6 +175,24 @@ async def db_url(
         yield with_database(server_url, name)
     finally:
         await databases.drop(name)
+
+
+@pytest.fixture
+def db_url(owner_url: str) -> str:
+    """The test's database as the server's role (:data:`TEST_SERVER_ROLE`)."""
+    return with_user(owner_url, TEST_SERVER_ROLE)
+
+
+@pytest.fixture
+async def empty_db(server_url: str, db_url: str) -> AsyncIterator[str]:
+    """Another database on ``server_url`` with no migration applied, as the superuser, dropped
+    afterwards. (It asks for ``db_url`` so that :data:`TEST_SERVER_ROLE` exists.)"""
+    name = f"{_PREFIX}_{os.getpid()}_{uuid.uuid4().int % 10**9}"
+    await _execute(server_url, f'CREATE DATABASE "{name}"')
+    try:
+        yield with_database(server_url, name)
+    finally:
+        await _execute(server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture
@@ -181,9 +214,9 @@ async def store(pool: asyncpg.Pool, db_url: str) -> AsyncIterator[EventStore]:
 
 
 @pytest.fixture
-async def admin(db_url: str) -> AsyncIterator[asyncpg.Connection]:
+async def admin(owner_url: str) -> AsyncIterator[asyncpg.Connection]:
     """A superuser connection to the test's database."""
-    conn = await asyncpg.connect(db_url)
+    conn = await asyncpg.connect(owner_url)
     try:
         if not await conn.fetchval("SELECT rolsuper FROM pg_roles WHERE rolname = current_user"):
             raise RuntimeError("tests need a superuser connection (DATABASE_URL's user)")

@@ -30,7 +30,7 @@ from events.audit import audit_records
 from events.audit_scan import audit_table, audit_tables, check_log
 from events.decider import evolve
 from events.simulate import simulate_chouette, simulate_table
-from events.store import ZERO_HASH, EventStore, event_hash
+from events.store import ZERO_HASH, EventStore, stored_hash
 from events.streams import append_steps, table_stream
 from events.table import TableState
 from server.cli import main
@@ -121,15 +121,13 @@ class Tamper:
 
     async def _rechain(self) -> None:
         rows = await self.admin.fetch(
-            "SELECT version, type, schema_version, data FROM events WHERE stream_id = $1"
-            " ORDER BY version",
+            "SELECT version, type, schema_version, data, command_id, recorded_at, chain_version"
+            " FROM events WHERE stream_id = $1 ORDER BY version",
             self.stream,
         )
         prev = ZERO_HASH
         for r in rows:
-            digest = event_hash(
-                prev, self.stream, r["version"], r["type"], r["schema_version"], r["data"]
-            )
+            digest = stored_hash(prev, self.stream, r)
             await self.admin.execute(
                 "UPDATE events SET prev_hash = $1, hash = $2 WHERE stream_id = $3 AND version = $4",
                 prev,
@@ -195,6 +193,25 @@ async def test_a_finished_match_is_ok(store: EventStore) -> None:
 
 
 # -- tampering, version by version ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change", ["command_id = gen_random_uuid()", "recorded_at = recorded_at + interval '1 s'"]
+)
+async def test_a_changed_command_id_or_time_is_named(
+    store: EventStore, admin: asyncpg.Connection, change: str
+) -> None:
+    """Chain version 2 hashes when and by which command each event was stored."""
+    table_id = await _table(store, seed=2)
+    async with Tamper(admin, table_stream(table_id), rechain=False):
+        await admin.execute(
+            f"UPDATE events SET {change} WHERE stream_id = $1 AND version = 5",
+            table_stream(table_id),
+        )
+    version, check, reason = await _first_failure(store, table_id)
+    assert (version, check) == (5, "chain")
+    assert reason == "stored hash does not match the stored event"
+
 
 REWRITES = [pytest.param(False, id="naive"), pytest.param(True, id="rechained")]
 

@@ -89,16 +89,18 @@ async def test_seeds_are_kept_encrypted(store: EventStore) -> None:
     assert SeedCipher(KEY).seal(table_id, 1, seed) != SeedCipher(KEY).seal(table_id, 1, seed)
 
 
-async def test_clear_rows_from_before_are_read_and_sealed(store: EventStore) -> None:
+async def test_clear_rows_from_before_are_read_and_sealed(
+    store: EventStore, admin: asyncpg.Connection
+) -> None:
     tables = service(store)
     table_id = await started(tables)
     seed = await SeedStore(store.pool, SeedCipher(KEY)).load(table_id)
     # As a row written before seeds were encrypted: the clear seed, not sealed.
-    await store.pool.execute(
+    await admin.execute(
         "UPDATE dice_seeds SET seed = $2, sealed = false WHERE table_id = $1", table_id, seed[1]
     )
     other = str(uuid.uuid4())
-    await store.pool.execute(
+    await admin.execute(
         "INSERT INTO dice_seeds (table_id, game, seed) VALUES ($1, 1, $2)", other, bytes(32)
     )
     # A fresh process plays on with it, and seals it on the way.
@@ -114,12 +116,14 @@ async def test_clear_rows_from_before_are_read_and_sealed(store: EventStore) -> 
     assert await store.pool.fetchval("SELECT count(*) FROM dice_seeds WHERE NOT sealed") == 0
 
 
-async def test_a_seed_that_is_not_the_committed_one_decides_nothing(store: EventStore) -> None:
+async def test_a_seed_that_is_not_the_committed_one_decides_nothing(
+    store: EventStore, admin: asyncpg.Connection
+) -> None:
     table_id = await started(service(store))
     version = await store.stream_version(table_stream(table_id))
     # Someone with the key replaced the kept seed after the commitment was published.
     forged = SeedCipher(KEY).seal(table_id, 1, bytes(32))
-    await store.pool.execute(
+    await admin.execute(
         "UPDATE dice_seeds SET seed = $2 WHERE table_id = $1 AND game = 1", table_id, forged
     )
     fresh = service(store)
@@ -194,10 +198,10 @@ def test_the_key_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_the_server_seals_seeds_with_the_key_in_its_data_dir(
-    db_url: str, store: EventStore, tmp_path: Path, aiohttp_client: Any
+    db_url: str, store: EventStore, admin: asyncpg.Connection, tmp_path: Path, aiohttp_client: Any
 ) -> None:
     legacy = str(uuid.uuid4())
-    await store.pool.execute(
+    await admin.execute(
         "INSERT INTO dice_seeds (table_id, game, seed) VALUES ($1, 1, $2)", legacy, bytes(32)
     )
     config = Config(database_url=db_url, data_dir=tmp_path / "data", rate_limits=False)

@@ -16,6 +16,7 @@ from events.errors import CommandReusedError, ConcurrencyError, CorruptEventErro
 from events.migrations import migrate
 from events.projection import Projector
 from events.store import (
+    CHAIN_VERSION,
     ZERO_HASH,
     EventStore,
     NewEvent,
@@ -225,13 +226,22 @@ async def test_hash_chain_is_the_documented_one(
     )
 
     rows = await admin.fetch(
-        "SELECT version, type, schema_version, data, prev_hash, hash FROM events ORDER BY version"
+        "SELECT version, type, schema_version, data, command_id, recorded_at, chain_version,"
+        " prev_hash, hash FROM events ORDER BY version"
     )
     prev = ZERO_HASH
     for row in rows:
         assert row["prev_hash"] == prev
+        assert row["chain_version"] == CHAIN_VERSION == 2
         prev = event_hash(
-            prev, "täble ♠", row["version"], row["type"], row["schema_version"], row["data"]
+            prev,
+            "täble ♠",
+            row["version"],
+            row["type"],
+            row["schema_version"],
+            row["data"],
+            row["command_id"],
+            row["recorded_at"],
         )
         assert row["hash"] == prev
     assert await store.verify_chain("täble ♠") is None
@@ -290,10 +300,7 @@ async def test_a_subscription_catches_up_then_follows_live(store: EventStore) ->
 
 
 class Totals(Projector):
-    async def setup(self, connection: asyncpg.Connection) -> None:
-        await connection.execute(
-            "CREATE TABLE IF NOT EXISTS totals (stream_id text PRIMARY KEY, total bigint)"
-        )
+    """Sums each stream's values into ``totals`` (made by :func:`totals`, as a migration would)."""
 
     async def handle(self, connection: asyncpg.Connection, events: list[RecordedEvent]) -> None:
         decoder = msgspec.json.Decoder(Moved)
@@ -306,6 +313,14 @@ class Totals(Projector):
             )
 
 
+@pytest.fixture
+async def totals(admin: asyncpg.Connection) -> None:
+    """The read model's table, made by the owner and written by the server's role."""
+    await admin.execute("CREATE TABLE totals (stream_id text PRIMARY KEY, total bigint)")
+    await admin.execute("GRANT SELECT, INSERT, UPDATE ON totals TO chouette_server")
+
+
+@pytest.mark.usefixtures("totals")
 async def test_a_projector_catches_up_and_keeps_its_checkpoint(
     store: EventStore, pool: asyncpg.Pool
 ) -> None:

@@ -41,7 +41,7 @@ async def test_postgres_restart_gives_503_then_the_same_command_id_succeeds(
     private_postgres: PrivatePostgres, make_api: Callable[..., Awaitable[Api]]
 ) -> None:
     pg = private_postgres
-    api = await make_api(database_url=pg.url, poll_interval=0.2)
+    api = await make_api(database_url=pg.url, poll_interval=0.2, allow_superuser=True)
     table, a, b = await api.seat_two("money")
     users = {a.account_id: a, b.account_id: b}
     watcher = await connect(api.client, table, a)
@@ -257,7 +257,9 @@ async def test_a_stream_catching_up_through_an_outage_resumes_by_itself(
     """A client that fell behind reads from the database (catch-up); when the database goes
     away under it, its stream pauses and resumes by itself, in order, nothing lost."""
     pg = private_postgres
-    api = await make_api(database_url=pg.url, poll_interval=0.2, client_queue=100)
+    api = await make_api(
+        database_url=pg.url, poll_interval=0.2, client_queue=100, allow_superuser=True
+    )
     table, a, _ = await api.seat_two("money")
     head, _ = await api.versions(table)
     connector = aiohttp.TCPConnector(socket_factory=_small_receive_buffer)

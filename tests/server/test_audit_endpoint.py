@@ -20,7 +20,7 @@ from events import types as e
 from events.audit import StreamAudit
 from events.audit_scan import audit_table
 from events.simulate import simulate_table
-from events.store import ZERO_HASH, EventStore, RecordedEvent, event_hash
+from events.store import ZERO_HASH, EventStore, RecordedEvent, stored_hash
 from events.streams import append_steps, table_stream
 from server.config import Rate
 from server.record_handlers import AUDITS
@@ -92,13 +92,11 @@ async def test_a_rewrite_behind_the_kept_audit_is_found(
         )
         prev = ZERO_HASH
         for r in await admin.fetch(
-            "SELECT version, type, schema_version, data FROM events WHERE stream_id = $1"
-            " ORDER BY version",
+            "SELECT version, type, schema_version, data, command_id, recorded_at, chain_version"
+            " FROM events WHERE stream_id = $1 ORDER BY version",
             stream,
         ):
-            digest = event_hash(
-                prev, stream, r["version"], r["type"], r["schema_version"], r["data"]
-            )
+            digest = stored_hash(prev, stream, r)
             await admin.execute(
                 "UPDATE events SET prev_hash = $1, hash = $2 WHERE stream_id = $3 AND version = $4",
                 prev,
