@@ -316,9 +316,13 @@ def _command_of(state: TableState, event: e.Event) -> tuple[list[str], c.Command
         case e.ClientSeedWaived():
             return by, c.WaiveSeed()
         case e.SeedWindowClosed():
-            # The window closed by its time, as a throw was asked for: by whom is not
-            # recorded, and any player's throw closes it alike.
-            return anyone, c.Roll()
+            # Closed as a throw was asked for, or by the timer: either way it is what judging
+            # the time then gives (a throw that came with it is then checked as a roll).
+            return anyone, c.Expire()
+        case e.TimeExpired():
+            return anyone, c.Expire()
+        case e.LineThrow():
+            return anyone, c.Roll()  # the line, thrown by a member's roll or by the timer
         case e.OpeningThrow():
             return anyone, c.Roll()
         case e.DiceRolled():

@@ -20,6 +20,7 @@ from engine.frozen import replace
 from engine.game import Phase
 from engine.moves import play as engine_play
 from engine.notation import format_play, parse_play
+from events import clocks
 from events import commands as c
 from events import types as e
 from events.table import (
@@ -162,6 +163,32 @@ def decide(
             ch.decline(actor, cube or None)
             return [e.ResignationDeclined(player=actor, **answer)]
     raise CommandError(f"unknown command {type(cmd).__name__}")
+
+
+def expire(state: TableState, dice: DiceSource, now: int) -> list[e.Event]:
+    """What has run out at ``now`` (:mod:`events.clocks`): the seed window closes (and the
+    first game's line is thrown); an overdue line or opening throw is thrown; each player out
+    of time forfeits (the box to every member still in the game), staying at the table."""
+    ch = state.chouette
+    if state.window_open:
+        closing = open_for_throw(state, now)  # refused, naming who it waits for, if not yet
+        return [*closing, *_line_after(state, closing, dice)]
+    late = clocks.overdue(state, now)
+    if not late or ch is None:
+        raise clocks.nothing_ran_out(state, now)
+    if clocks.TABLE in late:
+        if ch.ordering is not None:
+            return _line_throws(state, ch, dice, state.client_seeds)
+        return _opening(state, ch, dice)
+    events: list[e.Event] = []
+    after = ch
+    for player in late:
+        if after.in_progress and after.has_game_in_play(player):
+            events.append(e.TimeExpired(player=player))
+            after = after.forfeit(player)
+    if not events:
+        raise clocks.nothing_ran_out(state, now)
+    return [*events, *_after(state, ch, after, dice)]
 
 
 def _answer(ch: Chouette, actor: str, action: Action, cube: str) -> dict[str, Any]:
@@ -386,6 +413,8 @@ def evolve(s: TableState, event: e.Event) -> TableState:
                     f"line_rotated {line!r} differs from the rules' {list(ch.line)!r}"
                 )
             return s
+        case e.TimeExpired(player=player):
+            return replace(s, chouette=ch.forfeit(player))  # they stay in the line
         case e.DiceRolled(player=player, dice=roll):
             return replace(s, chouette=ch.roll(player, roll), dice_counter=s.dice_counter + 2)
         case e.CheckersMoved(player=player, moves=moves):

@@ -59,6 +59,12 @@ class WaiveSeed(Command, frozen=True, kw_only=True, tag="waive_seed"):
     """Add no seed to this game's dice, so the seed window need not wait for this player."""
 
 
+class Expire(Command, frozen=True, kw_only=True, tag="expire"):
+    """Judge the clocks now: a player whose clock has run out forfeits, an expired seed window
+    closes, an overdue opening or line throw is thrown. The server's timer sends it; anyone may,
+    since it is refused unless something has truly run out."""
+
+
 class Roll(Command, frozen=True, kw_only=True, tag="roll"):
     """Throw the dice (the opening throw too); the server supplies them."""
 
@@ -116,6 +122,7 @@ AnyCommand = (
     | StartGame
     | AddSeed
     | WaiveSeed
+    | Expire
     | Roll
     | Move
     | Double

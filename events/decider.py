@@ -21,7 +21,7 @@ import msgspec
 
 from engine.errors import EngineError
 from engine.frozen import replace
-from events import chouette_table, duel_table
+from events import chouette_table, clocks, duel_table
 from events import commands as c
 from events import types as e
 from events.table import CommandError, DiceSource, InvalidCommandError, TableState, evolve_window
@@ -50,6 +50,8 @@ def decide(
         case c.Chat():
             raise CommandError("chat goes to the table's chat stream (events.chat.decide_chat)")
     rules = chouette_table if state.kind == "chouette" else duel_table
+    if isinstance(command, c.Expire):
+        return _stamped(rules.expire(state, dice, now), now)  # judged by time alone
     try:
         return _stamped(rules.decide(state, actor, command, dice, now), now)
     except EngineError as exc:
@@ -71,9 +73,12 @@ def may_start_game(command: c.Command) -> bool:
     """Whether deciding ``command`` may start a game, and so commit to the next game's dice
     seed: the service draws that seed before deciding (docs/dice.md). A player sitting down,
     ``start_game``, a ``roll`` (a money table's next game starts when a player throws for
-    it), and every action that can end a game (after which the next one starts)."""
+    it), and every action that can end a game (after which the next one starts), a forfeit on
+    time (``expire``) included."""
     match command:
-        case c.Join() | c.StartGame() | c.Move() | c.Drop() | c.Accept() | c.Leave() | c.Roll():
+        case c.Join() | c.StartGame() | c.Move() | c.Drop() | c.Accept() | c.Leave():
+            return True
+        case c.Roll() | c.Expire():
             return True
     return False
 
@@ -131,6 +136,7 @@ def evolve(state: TableState, event: e.Event) -> TableState:
                 s = chouette_table.evolve(state, event)
             else:
                 s = duel_table.evolve(state, event)
+    s = clocks.tick(state, s, event)
     if s is state:
         return replace(state, version=state.version + 1)
     # ``s`` is a copy made just now and seen by nobody else: give it its version in place

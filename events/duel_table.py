@@ -19,6 +19,7 @@ from engine.match import Match
 from engine.moves import Move as EngineMove
 from engine.moves import play as engine_play
 from engine.notation import format_play, parse_play
+from events import clocks
 from events import commands as c
 from events import types as e
 from events.table import (
@@ -144,6 +145,24 @@ def decide(
             game.decline(seat)
             return [e.ResignationDeclined(player=actor)]
     raise CommandError(f"unknown command {type(cmd).__name__}")
+
+
+def expire(state: TableState, dice: DiceSource, now: int) -> list[e.Event]:
+    """What has run out at ``now`` (:mod:`events.clocks`): the seed window closes; an overdue
+    opening throw is thrown; a player out of time forfeits (the match, in a match)."""
+    if state.window_open:
+        return open_for_throw(state, now)  # refused, naming who it waits for, if not yet
+    late = clocks.overdue(state, now)
+    if not late:
+        raise clocks.nothing_ran_out(state, now)
+    game = state.game
+    assert game is not None and state.match is not None
+    if clocks.TABLE in late:
+        return _opening(state, game, dice)
+    player = late[0]
+    seat = state.seat_of(player)
+    assert seat is not None
+    return [e.TimeExpired(player=player), *_forfeited(state, state.match.forfeit(seat), dice)]
 
 
 def _next_game_started(state: TableState, dice: DiceSource) -> e.GameStarted:
@@ -337,6 +356,8 @@ def evolve(s: TableState, event: e.Event) -> TableState:
             )
         case _ if seat is None:
             raise IllegalActionError(f"{e.tag(event)} by {actor!r}, who is not seated")
+        case e.TimeExpired():
+            return replace(s, match=series.forfeit(seat))  # they stay seated
         case e.DiceRolled(dice=roll):
             return replace(
                 s,

@@ -154,6 +154,11 @@ class TableState:
     """Who the current game's seed window waits for: its players as it started."""
     seed_answered: tuple[str, ...] = ()
     """Who has added a seed or waived in the current game's window."""
+    clock_running: tuple[tuple[str, int], ...] = ()
+    """Running clocks: (player, when it started, ms since the epoch); ``""`` is the table's
+    own clock for an overdue opening or line throw (:mod:`events.clocks`)."""
+    clock_reserve: tuple[tuple[str, int], ...] = ()
+    """Each player's reserve left in ms, as of their clock's last stop."""
     match_winner: str = ""
     ledger: tuple[tuple[str, int], ...] = ()
     """Money won (positive) and lost per player over the table's life."""

@@ -59,6 +59,19 @@ Text = Annotated[str, Meta(pattern=TEXT_PATTERN)]
 """Free text from a client (chat): lines and tabs, but no other control character."""
 
 
+class ClockOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A table's clocks (docs/rules.md §10): each decision's delay, then the player's reserve;
+    a player whose reserve runs out forfeits."""
+
+    delay: Annotated[int, Meta(ge=0, le=600, description="Seconds per decision, used first.")] = 12
+    reserve: Annotated[
+        int, Meta(ge=0, le=7200, description="Seconds each player has in reserve, after delays.")
+    ] = 120
+    reserve_per_point: Annotated[
+        int, Meta(ge=0, le=600, description="Matches: reserve seconds added per point of length.")
+    ] = 0
+
+
 class TableOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The rules a table is created with (docs/rules.md §5–8)."""
 
@@ -107,6 +120,17 @@ class TableOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     has passed, and no die is thrown before it closes. 0: no waiting (a seed may still be added
     before the first throw). None in a request: the server's default, which it records in
     ``table_created``; None in a stored event (tables created before the window existed): 0."""
+    clock: (
+        Annotated[
+            ClockOptions,
+            Meta(description="The table's clocks: a delay per decision, then a reserve."),
+        ]
+        | Literal["off"]
+        | None
+    ) = None
+    """The table's clocks (docs/rules.md §10), or ``"off"``. None in a request: the server's
+    default for the table's kind, which it records in ``table_created``; None in a stored event
+    (tables created before clocks existed): off."""
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -187,6 +211,14 @@ class SeedWindowClosed(Event, frozen=True, kw_only=True, tag="seed_window_closed
 
     game: int
     missing: list[str] = []
+
+
+class TimeExpired(Event, frozen=True, kw_only=True, tag="time_expired"):
+    """A player's clock ran out (their delay and reserve used up): they forfeit as if they had
+    left in mid-game (docs/rules.md §10), and stay at the table. Decided only when the recorded
+    times show the clock ran out."""
+
+    player: PlayerId
 
 
 class OpeningThrow(Event, frozen=True, kw_only=True, tag="opening_throw"):
@@ -351,6 +383,7 @@ AnyEvent = (
     | ClientSeedAdded
     | ClientSeedWaived
     | SeedWindowClosed
+    | TimeExpired
     | OpeningThrow
     | DiceRolled
     | CheckersMoved

@@ -16,10 +16,14 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
+
+import msgspec
 
 from events.dice import decode_seed_key, encode_seed_key, new_seed_key
 from events.heads import decode_signing_key, encode_key, new_signing_key
 from events.table import DiceSource
+from events.types import ClockOptions
 
 log = logging.getLogger("chouette.server")
 
@@ -170,6 +174,10 @@ class Config:
     table_cache: int = 10_000
     """Tables whose folded state and dice seeds a process keeps in memory, the least recently
     used dropped first (`CHOUETTE_TABLE_CACHE`)."""
+    table_clock: ClockOptions | Literal["off"] | None = None
+    """The clocks of tables created without a ``clock`` option (`CHOUETTE_TABLE_CLOCK`: ``off``,
+    or ``DELAY+RESERVE[+PER_POINT]`` in seconds, e.g. ``12+120+20``). None: each kind's
+    default, :func:`default_clock`."""
     seed_window: int = 5
     """Seconds each game's players have to add a dice seed or waive before its first throw,
     for tables created without a ``seed_window`` option (`CHOUETTE_SEED_WINDOW`, 0 to 60; 0:
@@ -216,6 +224,7 @@ class Config:
             ("open_table_idle", parse_duration),
             ("table_cache", int),
             ("seed_window", int),
+            ("table_clock", parse_clock),
         )
         for key, conv in converters:
             raw = env.get(f"CHOUETTE_{key.upper()}")
@@ -234,6 +243,31 @@ class Config:
         values.pop("dice_factory", None)
         values.pop("clock", None)
         return cls(**values)  # type: ignore[arg-type]
+
+
+def parse_clock(text: str) -> ClockOptions | Literal["off"]:
+    """``off``, or ``DELAY+RESERVE[+PER_POINT]`` in seconds.
+
+    >>> parse_clock("12+120+20")
+    ClockOptions(delay=12, reserve=120, reserve_per_point=20)
+    >>> parse_clock("off")
+    'off'
+    """
+    if text.strip().lower() == "off":
+        return "off"
+    parts = text.split("+")
+    if not 2 <= len(parts) <= 3 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"a clock is off or DELAY+RESERVE[+PER_POINT] in seconds, not {text!r}")
+    values = [int(p) for p in parts]
+    return msgspec.convert(
+        dict(zip(("delay", "reserve", "reserve_per_point"), values, strict=False)), ClockOptions
+    )
+
+
+def default_clock(kind: str) -> ClockOptions:
+    """The clock of a table of ``kind`` when neither the request nor the server says: 12 s a
+    decision and 2 minutes in reserve (docs/rules.md §10), plus 20 s a point in a match."""
+    return ClockOptions(reserve_per_point=20 if kind == "match" else 0)
 
 
 RATES = (

@@ -21,6 +21,7 @@ from events.store import RecordedEvent
 from events.streams import parse_stream, table_stream
 from events.types import END_OF_STRING, Name, TableKind, TableOptions
 from server import auth, ratelimit
+from server.config import default_clock
 from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, LOBBY, METRICS, TABLES
 from server.problems import bad_request, forbidden, unauthorized
 from server.table_view import table_view
@@ -317,9 +318,14 @@ async def create_table(request: web.Request) -> web.Response:
     # The table's id is derived from the command id, so a retried create names the same table.
     table_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"chouette:table:{command_id}"))
     options = body.options
+    config = request.app[CONFIG]
+    # The server's defaults are recorded with the table, so that its events say everything the
+    # rules were given.
     if options.seed_window is None:
-        # Recorded with the table, so that its events say everything the rules were given.
-        options = msgspec.structs.replace(options, seed_window=request.app[CONFIG].seed_window)
+        options = msgspec.structs.replace(options, seed_window=config.seed_window)
+    if options.clock is None:
+        clock = config.table_clock or default_clock(body.kind)
+        options = msgspec.structs.replace(options, clock=clock)
     command = c.CreateTable(kind=body.kind, options=options, name=body.name)
     tables = request.app[TABLES]
     limits = request.app[ratelimit.LIMITS]

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import asyncpg
+import msgspec
 
 from events import types as e
 from events.errors import translate_errors
@@ -64,7 +65,7 @@ class LobbyProjector(Projector):
                     table_id,
                     kind,
                     name,
-                    json.dumps({f: getattr(o, f) for f in o.__struct_fields__}),
+                    msgspec.json.encode(o).decode(),
                     created_by,
                     o.max_players or (8 if kind == "chouette" else 2),
                     version,

@@ -25,6 +25,7 @@ from engine.moves import Play
 from engine.notation import format_play
 from engine.position import Position
 from engine.routes import play_routes
+from events import clocks
 from events.chat import team_can_read
 from events.table import TableState, seed_window_ms
 from events.types import TableOptions
@@ -180,6 +181,23 @@ class SeedWindowView(msgspec.Struct, kw_only=True):
     """Who has added a seed or waived."""
 
 
+class ClockView(msgspec.Struct, kw_only=True):
+    """A player's clock (docs/rules.md §10), or the table's own (``player`` ''): the delay of
+    the decision at hand, then the reserve."""
+
+    player: str
+    """An account id, or '' for the table's clock (an overdue opening or line throw, which
+    the server throws when it runs out)."""
+    running: bool
+    delay_ms: int
+    """Delay left of the decision at hand (0 when the clock is not running)."""
+    reserve_ms: int
+    """Reserve left, as of the view's ``now``."""
+    deadline: int | None
+    """When a running clock runs out, in ms since the Unix epoch (server time); null when it is
+    not running."""
+
+
 class HistorySettlement(msgspec.Struct, kw_only=True):
     member: str
     winner: str
@@ -224,6 +242,10 @@ class _Base(msgspec.Struct, kw_only=True, tag_field="kind"):
     game: GameView | None = None
     seed_window: SeedWindowView | None = None
     """The current game's seed window while it is open: its first throw waits for it."""
+    now: int = 0
+    """The server's time when this view was made (ms since the epoch): clocks count from it."""
+    clocks: list[ClockView] = []
+    """Every player's clock (empty when the table has none), running ones first."""
 
 
 class _TwoPlayer(_Base, kw_only=True):
@@ -327,6 +349,26 @@ def _seed_commands(state: TableState, viewer: str) -> set[str]:
     if state.in_game and not seed_window_ms(state) and not state.dice_counter:
         return {"add_seed"}
     return set()
+
+
+def clock_views(state: TableState, now: int) -> list[ClockView]:
+    """The table's clocks as of ``now``: the running ones, then every other player's."""
+    if clocks.clock_of(state) is None:
+        return []
+    running = [p for p, _ in state.clock_running]
+    out = []
+    for player in [*running, *(p for p in state.players if p not in running)]:
+        delay, reserve = clocks.remaining(state, player, now)
+        out.append(
+            ClockView(
+                player=player,
+                running=player in running,
+                delay_ms=delay,
+                reserve_ms=reserve,
+                deadline=clocks.deadline_of(state, player),
+            )
+        )
+    return out
 
 
 def seed_window_view(state: TableState, now: int) -> SeedWindowView | None:
@@ -680,6 +722,8 @@ def table_view(
         "ledger": ledger,
         "in_game": state.in_game,
         "seed_window": seed_window_view(state, now),
+        "now": now,
+        "clocks": clock_views(state, now),
     }
     if state.kind == "chouette":
         return _chouette(state, viewer, **base)

@@ -683,7 +683,7 @@ class TablePage {
     if (allowed.has("start_game")) out.push(this.button("start_game", "Start a game", { type: "start_game" }, { class: "primary" }));
     if (allowed.has("roll")) {
       const opening = game && game.phase === "opening";
-      const label = !game && v.kind === "chouette" ? "Throw for the line" : opening ? "Throw the opening dice" : "Roll";
+      const label = !v.in_game ? "Throw for the next game" : !game && v.kind === "chouette" ? "Throw for the line" : opening ? "Throw the opening dice" : "Roll";
       // No die is thrown while the seed window still waits for someone (the server says so too).
       const waits = this.windowLeft() > 0;
       out.push(this.button("roll", label, { type: "roll" }, { class: "primary", disabled: waits, title: waits ? "Waiting for the players' dice seeds" : undefined }));

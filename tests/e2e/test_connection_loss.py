@@ -110,9 +110,14 @@ def test_a_page_resumes_without_a_reload_after_losing_its_connection(
     expect(ann.test_id("connection-notice")).to_be_visible()
     expect(ann.test_id("chat-table").locator("li")).to_have_count(0)
     ann.expect_status("Waiting for Bob to roll or double")
+    # It keeps trying (and being refused) for as long as the cut lasts.
+    for _ in range(100):
+        if proxied.refused:
+            break
+        ann.page.wait_for_timeout(100)
+    assert proxied.refused > 0, "the page tried to reconnect during the cut"
     proxied.restore()
     expect_resumed(ann, bob, server, table, AWAY)
-    assert proxied.refused > 0, "the page tried to reconnect during the cut"
     ann.click("cmd-roll")
     ann.type_play("24/14")
     bob.expect_status("Waiting for Bob to roll or double")

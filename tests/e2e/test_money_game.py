@@ -5,6 +5,7 @@ with one click, a double and a take, a resignation accepted — and both pages s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -117,8 +118,14 @@ def test_two_browsers_play_a_money_game_to_the_end(
         expect(p.test_id(f"ledger-{ann.account_id}")).to_contain_text("\u22122")
     view = bob.view(server, table)
     assert view["ledger"] == {bob.account_id: 2, ann.account_id: -2}
-    # The next game waits for its opening throw (a money table starts one at once).
-    assert view["game"]["number"] == 2 and view["game"]["phase"] == "opening"
+    # A money table waits for a player to throw for the next game (either may leave first).
+    assert view["game"]["number"] == 1 and not view["in_game"]
     for p in (ann, bob):
-        p.expect_status("Waiting for the opening throw: Ann or Bob throws.")
+        p.expect_status("Bob won 2 points.")
+        expect(p.test_id("cmd-roll")).to_have_text("Throw for the next game")
+        expect(p.test_id("cmd-leave")).to_be_visible()
     screenshot(ann.page, "after-the-game-ann")
+    ann.click("cmd-roll")  # game 2 starts and its opening dice are thrown at once
+    for p in (ann, bob):
+        p.expect_status(re.compile(r"Waiting for (Ann|Bob) to move \d-\d\."))
+    assert bob.view(server, table)["game"]["number"] == 2

@@ -86,7 +86,7 @@ async def test_replay_of_a_match_shows_ids_and_notation(store: EventStore) -> No
         before, event, after = await replayer.at(table_id, v)
         view = replay_view(before, event, after, None)
         assert view["at"] == v
-        assert view["table"] == table_view(states[v], None)
+        assert view["table"] == table_view(states[v], None, events[v - 1].at)
         game = view["table"].game
         assert game is not None
         assert game.position_id == states[v].game.position_id()  # type: ignore[union-attr]
@@ -183,7 +183,7 @@ async def test_get_replay(client: TestClient) -> None:
     resp = await client.get(f"/tables/{table_id}/replay", params={"at": str(v)})
     assert resp.status == 200
     body = await resp.json()
-    expected = json.loads(msgspec.json.encode(table_view(states[v], None)))
+    expected = json.loads(msgspec.json.encode(table_view(states[v], None, events[v - 1].at)))
     assert body["table"] == expected
     assert body["at"] == v and body["version"] == len(events)
     assert body["event"]["type"] == "checkers_moved" and body["event"]["notation"]
@@ -286,7 +286,7 @@ async def test_chouette_replay_at_every_version_equals_the_fold(store: EventStor
         before, event, after = await replayer.at(table_id, v)
         assert (before, event, after) == (states[v - 1], events[v - 1], states[v]), v
     view = replay_view(states[-2], events[-1], states[-1], "ann")
-    assert view["table"] == table_view(states[-1], "ann")
+    assert view["table"] == table_view(states[-1], "ann", events[-1].at)
 
 
 async def test_get_export_mat_of_a_chouette_member(client: TestClient) -> None:

@@ -742,7 +742,12 @@ async def test_schema_1_chouette_events_still_decode_and_fold(api: Api) -> None:
     view = await typed_view(api, table)
     assert msgspec.json.decode(msgspec.json.encode(view)) == msgspec.json.decode(
         msgspec.json.encode(
-            table_view(state, None, records[-1].hash.hex() if records[-1].hash else None)
+            table_view(
+                state,
+                None,
+                view.now,
+                chain_head=records[-1].hash.hex() if records[-1].hash else None,
+            )
         )
     )
     async with api.client.get(f"/tables/{table}/replay", params={"at": "40"}) as resp:
