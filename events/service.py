@@ -219,6 +219,9 @@ class TableService:
         least recently used go first.
     :param clock: the time commands are decided at, in seconds since the epoch (tests inject
         theirs); the system's clock by default.
+    :param on_state: called with every state the service folds (after a command, and when it
+        catches up with the store): the server's timers schedule the table's next deadline.
+        Called synchronously, so it must be cheap and must not raise.
     """
 
     def __init__(
@@ -229,6 +232,7 @@ class TableService:
         seeds: SeedStore | None = None,
         cache_size: int = 10_000,
         clock: Callable[[], float] = time.time,
+        on_state: Callable[[str, TableState], None] | None = None,
     ) -> None:
         if seeds is None and dice_factory is None:
             raise ValueError("the fair dice need a seed store (TableService(..., seeds=...))")
@@ -237,6 +241,8 @@ class TableService:
         self._dice_factory = dice_factory
         self._seed_store = seeds
         self._clock = clock
+        self.on_state = on_state
+        """Told of every state folded (see ``on_state`` above); may be set after construction."""
         self._states: _Lru[TableState] = _Lru(cache_size)
         self._locks = _IdleLocks()
         self._seeds: _Lru[dict[int, bytes]] = _Lru(cache_size)
@@ -273,6 +279,8 @@ class TableService:
 
     def _remember(self, table_id: str, s: TableState) -> None:
         self._states.put(table_id, s)
+        if self.on_state is not None:
+            self.on_state(table_id, s)
 
     def cached(self, table_id: str) -> TableState | None:
         """The table's folded state as this process last saw it, without reading the store."""

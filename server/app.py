@@ -28,10 +28,20 @@ from server import web as page
 from server.auth import ACCOUNTS, Accounts
 from server.config import Config, load_seed_key, load_signing_key
 from server.database import server_database_url
-from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, LOBBY, METRICS, SOCKETS, TABLES
+from server.keys import (
+    ACCOUNTS_POOL,
+    CONFIG,
+    LIVE_FEED,
+    LOBBY,
+    METRICS,
+    SOCKETS,
+    TABLES,
+    TIMERS,
+)
 from server.lobby import Lobby
 from server.metrics import Metrics
 from server.problems import error_middleware
+from server.timers import Timers
 
 log = logging.getLogger("chouette.server")
 
@@ -113,6 +123,12 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         config.table_cache,
         clock=config.clock or time.time,
     )
+    # The timer service: the command service tells it every state it folds; with an injected
+    # clock (tests) nothing runs in the background and the test fires what is due.
+    timers = Timers(app[TABLES], app[METRICS], background=config.clock is None)
+    app[TABLES].on_state = timers.schedule
+    app[TIMERS] = timers
+    timers.start(lobby.playing)
     app[LIVE_FEED] = notifier
     app[record_handlers.AUDITS] = AuditCache(store)
     signing = await asyncio.to_thread(load_signing_key, config)
@@ -123,6 +139,7 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        await timers.stop()
         app[ACCOUNTS].close()
         await lobby.stop()
         await notifier.close()

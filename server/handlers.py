@@ -22,7 +22,7 @@ from events.streams import parse_stream, table_stream
 from events.types import END_OF_STRING, Name, TableKind, TableOptions
 from server import auth, ratelimit
 from server.config import default_clock
-from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, LOBBY, METRICS, TABLES
+from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, LOBBY, METRICS, TABLES, TIMERS
 from server.problems import bad_request, forbidden, unauthorized
 from server.table_view import table_view
 
@@ -455,6 +455,9 @@ async def readyz(request: web.Request) -> web.Response:
 
 async def metrics(request: web.Request) -> web.Response:
     registry = request.app[METRICS]
+    timers = request.app.get(TIMERS)
+    if timers is not None:
+        registry.timers_seen(timers.hook_seconds, timers.loop_seconds, len(timers))
     streams = registry.followed_streams()
     if streams:
         # The database down: report the last lag measured.

@@ -12,6 +12,7 @@ from events.subscription import LiveFeed
 from server.config import Config
 from server.lobby import Lobby
 from server.metrics import Metrics
+from server.timers import Timers
 
 CONFIG = web.AppKey("config", Config)
 METRICS = web.AppKey("metrics", Metrics)
@@ -20,3 +21,4 @@ TABLES: web.AppKey[TableService] = web.AppKey("tables")
 LIVE_FEED: web.AppKey[LiveFeed] = web.AppKey("live_feed")
 LOBBY: web.AppKey[Lobby] = web.AppKey("lobby")
 SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey("sockets")
+TIMERS: web.AppKey[Timers] = web.AppKey("timers")

@@ -170,6 +170,17 @@ class Lobby:
         """How many events the lobby has skipped, and the latest ``limit`` (newest first)."""
         return await skipped_events(self.store, NAME, limit=limit)
 
+    async def playing(self) -> list[str]:
+        """The tables in play (status ``playing``): where a clock may be running. The timers
+        are rebuilt from them after a start; the lobby is caught up first, so a game started
+        just before the start is not missed."""
+        await self.catch_up()
+        with translate_errors():
+            rows = await self.store.pool.fetch(
+                "SELECT table_id FROM lobby_tables WHERE status = 'playing'"
+            )
+        return [r["table_id"] for r in rows]
+
     async def list(self, kind: str | None = None) -> list[dict[str, Any]]:
         with translate_errors():
             rows = await self.store.pool.fetch(

@@ -117,6 +117,24 @@ class Metrics:
             "1 for a log partition with a hole (a missing position: the store is corrupt; the"
             " partition and position are in /readyz and the log), 0 once it is filled.",
         )
+        self.expiries = Counter(
+            "chouette_timer_expiries_total",
+            "Expiries the timer service sent, by outcome (ok, duplicate: another process fired"
+            " it first, refused: nothing had run out any more, error).",
+        )
+        self.expiry_lateness = Histogram(
+            "chouette_timer_lateness_seconds",
+            "How long after a clock's deadline the timer service sent its expiry.",
+            (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+        )
+        self.timer_seconds = Counter(
+            "chouette_timer_seconds_total",
+            "Time the timer service spent: scheduling each folded state (part=hook) and in its"
+            " loop's own work (part=loop); the expiries it sends are commands, counted there.",
+        )
+        self.timer_tables = Gauge(
+            "chouette_timer_tables", "Tables with something running that this process watches."
+        )
         self._sent: dict[object, dict[str, int]] = {}
         self.all: list[Metric] = [
             self.commands,
@@ -126,6 +144,10 @@ class Metrics:
             self.subscriber_lag,
             self.skipped_events,
             self.log_holes,
+            self.expiries,
+            self.expiry_lateness,
+            self.timer_seconds,
+            self.timer_tables,
         ]
 
     # The command service's observer (events.service.CommandObserver).
@@ -138,6 +160,20 @@ class Metrics:
     def append_done(self, seconds: float) -> None:
         """An append of a decided command took ``seconds``."""
         self.append_latency.observe(seconds)
+
+    # The timer service's observer (server.timers.TimerObserver).
+
+    def expiry_done(self, outcome: str, lateness: float) -> None:
+        """An expiry was sent ``lateness`` seconds after its deadline."""
+        self.expiries.inc(outcome=outcome)
+        self.expiry_lateness.observe(lateness)
+
+    def timers_seen(self, hook: float, loop: float, tables: int) -> None:
+        """The timer service's running totals, read at scrape time (kept as plain floats by
+        the service, so a command pays no label lookup)."""
+        self.timer_seconds.values[(("part", "hook"),)] = hook
+        self.timer_seconds.values[(("part", "loop"),)] = loop
+        self.timer_tables.set(tables)
 
     # A projector's observer (events.projection.Projector.on_skip).
 
