@@ -34,12 +34,14 @@ from server.keys import (
     LIVE_FEED,
     LOBBY,
     METRICS,
+    PRESENCE,
     SOCKETS,
     TABLES,
     TIMERS,
 )
 from server.lobby import Lobby
 from server.metrics import Metrics
+from server.presence import Presence
 from server.problems import error_middleware
 from server.timers import Timers
 
@@ -52,6 +54,7 @@ def create_app(config: Config | None = None) -> web.Application:
     app[CONFIG] = config
     app[METRICS] = Metrics()
     app[SOCKETS] = weakref.WeakSet()
+    app[PRESENCE] = Presence()
     app[streams.EVENT_STREAMS] = streams.EventStreams()
     app[ratelimit.LIMITS] = ratelimit.Limits(config)
     app.cleanup_ctx.append(_database)

@@ -22,7 +22,16 @@ from events.streams import parse_stream, table_stream
 from events.types import END_OF_STRING, Name, TableKind, TableOptions
 from server import auth, ratelimit
 from server.config import default_clock
-from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, LOBBY, METRICS, TABLES, TIMERS
+from server.keys import (
+    ACCOUNTS_POOL,
+    CONFIG,
+    LIVE_FEED,
+    LOBBY,
+    METRICS,
+    PRESENCE,
+    TABLES,
+    TIMERS,
+)
 from server.problems import bad_request, forbidden, unauthorized
 from server.table_view import table_view
 
@@ -362,7 +371,13 @@ async def get_table(request: web.Request) -> web.Response:
     head = await tables.store.chain_head(table_stream(table_id), state.version)
     viewer = account.account_id if account else None
     return json_response(
-        table_view(state, viewer, tables.now(), chain_head=head.hex() if head else None)
+        table_view(
+            state,
+            viewer,
+            tables.now(),
+            chain_head=head.hex() if head else None,
+            presence=request.app[PRESENCE].at(table_id),
+        )
     )
 
 

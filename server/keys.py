@@ -12,6 +12,7 @@ from events.subscription import LiveFeed
 from server.config import Config
 from server.lobby import Lobby
 from server.metrics import Metrics
+from server.presence import Presence
 from server.timers import Timers
 
 CONFIG = web.AppKey("config", Config)
@@ -22,3 +23,4 @@ LIVE_FEED: web.AppKey[LiveFeed] = web.AppKey("live_feed")
 LOBBY: web.AppKey[Lobby] = web.AppKey("lobby")
 SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey("sockets")
 TIMERS: web.AppKey[Timers] = web.AppKey("timers")
+PRESENCE = web.AppKey("presence", Presence)

@@ -39,7 +39,8 @@ from events.table import TableState
 from events.types import ChatPosted
 from server import auth, ratelimit
 from server import handlers as h
-from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, SOCKETS, TABLES
+from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, PRESENCE, SOCKETS, TABLES
+from server.presence import Watcher
 from server.problems import Problem, bad_request, log_failure, to_problem, unauthorized
 
 log = logging.getLogger("chouette.streams")
@@ -300,6 +301,20 @@ async def _set(event: asyncio.Event) -> None:
     event.set()
 
 
+async def _announce(
+    app: web.Application,
+    table_id: str,
+    watcher: Watcher,
+    send: Callable[[bytes], Awaitable[object]],
+) -> None:
+    """Send who is connected each time it changes (the newest state only: never a backlog)."""
+    presence = app[PRESENCE]
+    while True:
+        await watcher.changed.wait()
+        watcher.changed.clear()
+        await send(_encoder.encode(presence.message(table_id)))
+
+
 def _command_id(data: str | bytes) -> str | None:
     """The ``command_id`` of a socket message, if it has a readable one."""
     try:
@@ -363,7 +378,9 @@ async def _websocket(
     with (
         request.app[LOBBY].watching(table_id, viewer not in state.players),
         request.app[WATCH].watching(session, revoked),
+        request.app[PRESENCE].connected(table_id, viewer) as watcher,
     ):
+        announcer = asyncio.create_task(_announce(request.app, table_id, watcher, ws.send_bytes))
         try:
             async for msg in ws:
                 if msg.type is not WSMsgType.TEXT and msg.type is not WSMsgType.BINARY:
@@ -386,9 +403,10 @@ async def _websocket(
                 if pump.done():
                     break
         finally:
-            pump.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await pump
+            for task in (announcer, pump):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
             metrics.clients.inc(-1, kind="ws")
             metrics.gone(ws)
             await ws.close()
@@ -480,12 +498,21 @@ async def _sse(
         except (ConnectionError, RuntimeError):
             stopped.set()
 
+    async def presence_event(body: bytes) -> None:
+        # No id: the browser's Last-Event-ID stays the last event's.
+        try:
+            await resp.write(b"event: presence\ndata: " + body + b"\n\n")
+        except (ConnectionError, RuntimeError):
+            stopped.set()
+
     beat = asyncio.create_task(keep_alive())
     with (
         request.app[LOBBY].watching(table_id, viewer not in state.players),
         request.app[WATCH].watching(session, functools.partial(_set, stopped)),
         request.app[EVENT_STREAMS].open(stopped),
+        request.app[PRESENCE].connected(table_id, viewer) as watcher,
     ):
+        announcer = asyncio.create_task(_announce(request.app, table_id, watcher, presence_event))
         versions = {"table": after, "chat": chat_after}
         try:
             async for name, rec in _merged(request.app, table_id, after, chat_after, stopped):
@@ -503,6 +530,9 @@ async def _sse(
             pass
         finally:
             beat.cancel()
+            announcer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await announcer
             metrics.clients.inc(-1, kind="sse")
             metrics.gone(resp)
     return resp

@@ -246,6 +246,11 @@ class _Base(msgspec.Struct, kw_only=True, tag_field="kind"):
     """The server's time when this view was made (ms since the epoch): clocks count from it."""
     clocks: list[ClockView] = []
     """Every player's clock (empty when the table has none), running ones first."""
+    connected: list[str] = []
+    """The accounts with a stream (WebSocket or SSE) open to the table, sorted: players and
+    signed-in spectators (this server process's streams)."""
+    anonymous: int = 0
+    """Streams open to the table by watchers who are not signed in (counted, not named)."""
 
 
 class _TwoPlayer(_Base, kw_only=True):
@@ -700,11 +705,16 @@ def _chouette(state: TableState, viewer: str | None, **base: object) -> Chouette
 
 
 def table_view(
-    state: TableState, viewer: str | None, now: int = 0, chain_head: str | None = None
+    state: TableState,
+    viewer: str | None,
+    now: int = 0,
+    chain_head: str | None = None,
+    presence: tuple[list[str], int] = ([], 0),
 ) -> TableView:
     """The table as ``viewer`` (an account id, or None for an anonymous spectator) sees it at
     ``now`` (ms since the epoch: the time its seed window counts down from), with the table
-    stream's ``chain_head`` at its version when the caller read it."""
+    stream's ``chain_head`` at its version when the caller read it, and who is connected
+    (``presence``: account ids and the anonymous count, :mod:`server.presence`)."""
     ledger = dict(state.ledger)
     if state.kind == "chouette":
         ledger = dict(state.chouette.ledger) if state.chouette else {p: 0 for p in state.members}
@@ -724,6 +734,8 @@ def table_view(
         "seed_window": seed_window_view(state, now),
         "now": now,
         "clocks": clock_views(state, now),
+        "connected": presence[0],
+        "anonymous": presence[1],
     }
     if state.kind == "chouette":
         return _chouette(state, viewer, **base)

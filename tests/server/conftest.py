@@ -388,6 +388,8 @@ class WsClient:
     ws: aiohttp.ClientWebSocketResponse
     messages: list[dict[str, Any]] = field(default_factory=list)
     controls: list[dict[str, Any]] = field(default_factory=list)
+    presence: list[dict[str, Any]] = field(default_factory=list)
+    """The ``presence`` control messages (who is connected), apart from the replies."""
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     replies: dict[str, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
@@ -403,7 +405,9 @@ class WsClient:
             if msg.type not in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
                 break
             doc = msgspec.json.decode(msg.data)
-            if "ctl" in doc:
+            if doc.get("ctl") == "presence":
+                self.presence.append(doc)
+            elif "ctl" in doc:
                 self.controls.append(doc)
                 future = self.replies.pop(str(doc.get("command_id")), None)
                 if future is not None and not future.done():
@@ -504,10 +508,14 @@ async def connect(
 
 
 async def read_sse(
-    resp: aiohttp.ClientResponse, count: int, timeout: float = 10, idle: float | None = None
+    resp: aiohttp.ClientResponse,
+    count: int,
+    timeout: float = 10,
+    idle: float | None = None,
+    presence: bool = False,
 ) -> list[tuple[str | None, str | None, dict[str, Any]]]:
     """``count`` Server-Sent Events as ``(event, id, data)`` (fewer if the stream stays
-    quiet for ``idle`` seconds)."""
+    quiet for ``idle`` seconds); ``presence`` events (who is connected) only if asked."""
     out: list[tuple[str | None, str | None, dict[str, Any]]] = []
     event: str | None = None
     ident: str | None = None
@@ -522,7 +530,7 @@ async def read_sse(
                 break
             line = raw.decode().rstrip("\n")
             if not line:
-                if data:
+                if data and (presence or event != "presence"):
                     out.append((event, ident, msgspec.json.decode("\n".join(data))))
                 event, ident, data = None, None, []
                 continue
