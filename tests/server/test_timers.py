@@ -34,7 +34,8 @@ def timers(api: Api) -> Timers:
 
 async def events_of(api: Api, table: str) -> list[e.Event]:
     assert api.app is not None
-    return [decode_recorded(r) for r in await api.app[TABLES].store.read_stream(table_stream(table))]
+    records = await api.app[TABLES].store.read_stream(table_stream(table))
+    return [decode_recorded(r) for r in records]
 
 
 async def recorded_by(api: Api, table: str) -> list[tuple[str, str]]:
@@ -188,7 +189,7 @@ async def test_an_early_expiry_is_refused_and_stores_nothing(
 ) -> None:
     clock = Clock()
     api = await make_api(clock=clock)
-    table, ann, bob, mover = await opened(api, clock)
+    table, ann, bob, _mover = await opened(api, clock)
     clock.now += 100
     before = await api.versions(table)
     for who in (ann, bob):
@@ -219,7 +220,8 @@ async def test_two_processes_racing_record_one_expiry(
     outcomes: dict[str, float] = {}
     for api in (first, second):
         assert api.app is not None
-        for labels, n in samples(api.app[METRICS].render(), "chouette_timer_expiries_total").items():
+        text = api.app[METRICS].render()
+        for labels, n in samples(text, "chouette_timer_expiries_total").items():
             outcomes[labels] = outcomes.get(labels, 0) + n
     assert outcomes.get('{outcome="ok"}') == 1, outcomes
     assert sum(sent) == sum(outcomes.values())  # the other one: a duplicate, refused or skipped
