@@ -304,3 +304,30 @@ async def test_an_overdue_opening_throw_is_thrown_by_the_timer(
     view = await api.state(table)
     mover = view["game"]["to_act"][0]
     assert clock_of(view, mover)["running"] and clock_of(view, mover)["reserve_ms"] == 120_000
+
+
+async def test_the_background_loop_fires_what_is_due_and_stops_cleanly(
+    make_api: Callable[..., Awaitable[Api]],
+) -> None:
+    """The loop production runs (here on the test's clock, already past the deadline, so it
+    fires at once without sleeping), then a clean stop."""
+    clock = Clock()
+    api = await make_api(clock=clock)
+    table, _ann, _bob, mover = await opened(api, clock)
+    assert api.app is not None
+    tables = api.app[TABLES]
+    loop = Timers(tables, background=True)
+    loop.schedule(table, await tables.state(table))
+
+    async def nothing_in_play() -> list[str]:
+        return []
+
+    clock.now += 12 + 120
+    loop.start(nothing_in_play)
+    async with asyncio.timeout(10):
+        while loop.fired < 1:
+            await asyncio.sleep(0.01)
+    await loop.stop()
+    evs = await events_of(api, table)
+    assert [ev.player for ev in evs if isinstance(ev, e.TimeExpired)] == [mover.account_id]
+    assert len(loop) == 0  # nothing runs at the table any more
