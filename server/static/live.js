@@ -9,14 +9,17 @@ const decoder = new TextDecoder();
  * A table's live feed. `onEvent(msg)` gets each new event once, in order per stream
  * (`msg.s` is "table" or "chat"; a chat event the viewer may not read has no `t`);
  * `onResync(stream, version)` is called when the server cannot resume a stream (the caller
- * refetches the table); `onConnection(state)` gets "open", "lost" or "closed".
+ * refetches the table); `onConnection(state)` gets "open", "lost" or "closed";
+ * `onPresence(msg)` gets who is connected to the table when it changes (`msg.connected`, account
+ * ids, and `msg.anonymous`, a count; not an event: it has no version).
  */
 export class TableFeed {
-  constructor(tableId, { onEvent, onResync, onConnection }) {
+  constructor(tableId, { onEvent, onResync, onConnection, onPresence }) {
     this.tableId = tableId;
     this.onEvent = onEvent;
     this.onResync = onResync || (() => {});
     this.onConnection = onConnection || (() => {});
+    this.onPresence = onPresence || (() => {});
     this.versions = { table: 0, chat: 0 };
     this.ws = null;
     this.stopped = true;
@@ -128,6 +131,10 @@ export class TableFeed {
       // refetch the state, and reconnect from there.
       if (msg.stream in this.versions) this.versions[msg.stream] = msg.version;
       this.onResync(msg.stream, msg.version);
+      return;
+    }
+    if (msg.ctl === "presence") {
+      this.onPresence(msg);
       return;
     }
     if (msg.ctl) return; // answers to commands sent on the socket (the page uses HTTP)

@@ -8,6 +8,7 @@
 import { api, session } from "./api.js";
 import { Board } from "./board.js";
 import { Chat } from "./chat.js";
+import { clockSpan, presenceMark, refreshClocks, tableClockLine } from "./clocks.js";
 import { h, replace } from "./dom.js";
 import { pipCount } from "./geometry.js";
 import { TableFeed } from "./live.js";
@@ -54,6 +55,8 @@ class TablePage {
     this.fetching = null;
     this.fetchAgain = false;
     this.nameOf = (id) => id;
+    this.connected = new Set(); // account ids with a stream open to the table
+    this.feedOpen = false;
     this.build();
   }
 
@@ -153,8 +156,14 @@ class TablePage {
         onEvent: (msg) => this.event(msg),
         onResync: () => this.refetch(),
         onConnection: (state) => this.connection(state),
+        onPresence: (msg) => {
+          this.connected = new Set(msg.connected || []);
+          this.renderLine();
+        },
       });
       this.feed.start(view.version, 0);
+      // The clocks count down each second (plain text: nothing is spoken each second).
+      this.clockTimer = setInterval(() => refreshClocks(this.main, this.view, this.elapsed()), 1000);
       window.chouetteDebug = { feed: this.feed, page: this };
     } catch (err) {
       replace(
@@ -168,11 +177,13 @@ class TablePage {
 
   stop() {
     this.stopped = true;
+    clearInterval(this.clockTimer);
     if (this.feed) this.feed.stop();
     this.notice(null);
   }
 
   connection(state) {
+    this.feedOpen = state === "open";
     if (state === "lost") this.notice("Connection lost \u2014 reconnecting\u2026");
     else if (state === "open") {
       this.notice(null);
@@ -266,8 +277,25 @@ class TablePage {
     }
     // The server's clock minus ours, as of this view (the window counts down by it).
     if (view.seed_window) this.clockOffset = view.seed_window.now - Date.now();
+    if (view.now) this.clockOffset = view.now - Date.now();
+    this.connected = new Set(view.connected || []);
     this.render();
     this.seedWindow();
+  }
+
+  /** Milliseconds of the server's time since the view was made (the clocks count from it). */
+  elapsed() {
+    return this.view && this.view.now ? Date.now() + (this.clockOffset || 0) - this.view.now : 0;
+  }
+
+  /** Whether `id` has a stream open to the table (this page's own socket counts at once). */
+  isConnected(id) {
+    return this.connected.has(id) || (id === this.me && this.feedOpen);
+  }
+
+  /** A player's presence mark and clock, beside their name. */
+  nameMarks(id) {
+    return [" ", presenceMark(id, this.isConnected(id), this.nameOf(id, { you: false })), " ", clockSpan(this.view, id, this.elapsed())];
   }
 
   /** Seconds left in the open seed window while it still waits for someone (0: none). */
@@ -823,9 +851,10 @@ class TablePage {
           "ul",
           { class: "members", "data-testid": "players" },
           players.map((p) =>
-            h("li", { "data-testid": `member-${p.id}` }, `${this.nameOf(p.id)}${p.seat !== null && p.seat !== undefined ? `, seat ${p.seat + 1}` : ""}`),
+            h("li", { "data-testid": `member-${p.id}` }, `${this.nameOf(p.id)}${p.seat !== null && p.seat !== undefined ? `, seat ${p.seat + 1}` : ""}`, this.nameMarks(p.id)),
           ),
         ),
+        tableClockLine(v, this.elapsed()),
         cube
           ? h(
               "p",
@@ -883,6 +912,7 @@ class TablePage {
         { class: `member${out ? " out" : ""}`, "data-testid": `member-${id}`, "data-in-game": cube ? String(cube.in_game !== false) : "" },
         h("span", { class: "pos", "aria-hidden": "true" }, `${i + 1}.`),
         h("strong", {}, this.nameOf(id)),
+        this.nameMarks(id),
         tags.length ? h("span", { class: "tags" }, ` \u2014 ${tags.join(", ")}`) : null,
         bits.length ? h("span", { class: "bits" }, bits.map((b) => [" \u00B7 ", b])) : null,
         controls.length ? h("div", { class: "member-controls" }, controls) : null,
@@ -894,6 +924,7 @@ class TablePage {
       h("h2", { id: "line-title" }, "The line"),
       h("p", { class: "muted" }, "Box first, then the captain and the team in order."),
       h("ol", { class: "members line", "data-testid": "line" }, items),
+      tableClockLine(v, this.elapsed()),
       history.length
         ? h(
             "details",
