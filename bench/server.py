@@ -1,6 +1,11 @@
 """Server benchmark: N tables of two WebSocket clients playing random legal plays, 100 spectators
 on one table, and the raw PostgreSQL single-row commit ceiling at the same concurrency, in one run.
 
+Every table has clocks on (12 s a decision, 2 minutes in reserve): the timer service schedules
+each table's next deadline after every command. Its cost is read from the server's /metrics
+(``chouette_timer_seconds_total``: the time spent scheduling and in the timer loop) and given
+per command and as a share of the server's CPU time (issue 13: at most 5 %).
+
 Prints one JSON object. ``--quick`` finishes in under a minute.
 
 The server runs as a subprocess (``python -m server serve``) against a fresh database on
@@ -37,6 +42,9 @@ from engine.game import Phase  # noqa: E402
 from events import types as e  # noqa: E402
 from events.decider import evolve  # noqa: E402
 from events.table import TableState  # noqa: E402
+
+CLOCK = {"delay": 12, "reserve": 120}
+"""Every table's clocks (the server's default, said explicitly)."""
 
 RAW_MAX_CONNECTIONS = 50
 """PostgreSQL's default max_connections is 100, shared with the server's pool: the raw
@@ -93,7 +101,10 @@ class Table:
     def next_command(self, rng: random.Random) -> tuple[Player, dict[str, Any]] | None:
         s = self.state
         game = s.game
-        if game is None or not s.in_game:
+        if not s.in_game:
+            # A money table's next game starts when a player throws for it.
+            return (self.players[0], {"type": "roll"}) if s.match is not None else None
+        if game is None:
             return None
         if game.phase is Phase.OPENING:
             return self.players[0], {"type": "roll"}
@@ -143,7 +154,7 @@ async def setup_table(session: aiohttp.ClientSession, base: str) -> Table:
         players.append(Player(session, base, token, account))
     async with session.post(
         f"{base}/tables",
-        json={"kind": "money"},
+        json={"kind": "money", "options": {"clock": CLOCK}},
         headers={"Authorization": f"Bearer {players[0].token}"},
     ) as r:
         table_id = (await r.json())["id"]
@@ -276,6 +287,23 @@ async def _server_means(base: str) -> dict[str, float]:
     return {k: round(sums[k] / counts[k] * 1000, 2) for k in sums if counts.get(k)}
 
 
+async def _metric_sums(base: str, names: tuple[str, ...]) -> dict[str, float]:
+    """Each named metric summed over its labels, from the server's /metrics (and the
+    commands' outcomes apart, as ``outcome:<name>``)."""
+    async with aiohttp.ClientSession() as session, session.get(f"{base}/metrics") as r:
+        text = await r.text()
+    out = dict.fromkeys(names, 0.0)
+    for line in text.splitlines():
+        name, _, value = line.rpartition(" ")
+        base_name = name.split("{")[0]
+        if base_name in out:
+            out[base_name] += float(value)
+        if base_name == "chouette_commands_total" and 'outcome="' in name:
+            key = "outcome:" + name.split('outcome="', 1)[1].split('"', 1)[0]
+            out[key] = out.get(key, 0.0) + float(value)
+    return out
+
+
 async def raw_commits(dsn: str, concurrency: int, seconds: float) -> float:
     pool = await asyncpg.create_pool(dsn, min_size=concurrency, max_size=concurrency)
     await pool.execute("CREATE TABLE IF NOT EXISTS bench_raw (id bigserial PRIMARY KEY, v bytea)")
@@ -339,9 +367,16 @@ async def main() -> None:
     await admin.execute(f'CREATE DATABASE "{dbname}"')
     dsn = base_url.rsplit("/", 1)[0] + f"/{dbname}"
     port = free_port()
-    # The clients play at machine speed from one address, far past the rate limits.
+    # The clients play at machine speed from one address, far past the rate limits, and add
+    # no dice seeds of their own (no seed window to wait out before each game's first throw).
+    # The database is a throw-away one of the bench's, reached as the local superuser.
     env = dict(
-        os.environ, DATABASE_URL=dsn, CHOUETTE_LOG_LEVEL="WARNING", CHOUETTE_RATE_LIMITS="off"
+        os.environ,
+        DATABASE_URL=dsn,
+        CHOUETTE_LOG_LEVEL="WARNING",
+        CHOUETTE_RATE_LIMITS="off",
+        CHOUETTE_SEED_WINDOW="0",
+        CHOUETTE_ALLOW_SUPERUSER="1",
     )
     prefix = []
     if args.profile:
@@ -366,6 +401,7 @@ async def main() -> None:
         results = {}
         raw = {}
         server = psutil.Process(proc.pid)
+        cpu_start = _cpu(server)
         for n in sizes:
             before = _cpu(server), time.process_time(), time.perf_counter()
             results[n] = await run_tables(base, n, seconds, args.seed)
@@ -378,6 +414,11 @@ async def main() -> None:
             raw[n] = await raw_commits(dsn, min(n, RAW_MAX_CONNECTIONS), seconds / 2)
         delays = await watched_table(base, seconds, random.Random(args.seed))
         server_side = await _server_means(base)
+        server_cpu = _cpu(server) - cpu_start
+        timer = await _metric_sums(
+            base,
+            ("chouette_timer_seconds_total", "chouette_commands_total", "chouette_timer_tables"),
+        )
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(30)
@@ -398,6 +439,24 @@ async def main() -> None:
         "fanout_samples": len(delays),
         "fanout_p50_ms": round(pct(delays, 0.5) * 1000, 2),
         "fanout_p99_ms": round(pct(delays, 0.99) * 1000, 2),
+        "clock": CLOCK,
+        "server_cpu_s": round(server_cpu, 2),
+        "server_commands": int(timer["chouette_commands_total"]),
+        "server_command_outcomes": {
+            k.removeprefix("outcome:"): int(v) for k, v in timer.items() if k.startswith("outcome:")
+        },
+        "server_cpu_us_per_command": round(
+            server_cpu / max(1.0, timer["chouette_commands_total"]) * 1e6, 1
+        ),
+        "timer_us_per_command": round(
+            timer["chouette_timer_seconds_total"]
+            / max(1.0, timer["chouette_commands_total"])
+            * 1e6,
+            2,
+        ),
+        "timer_share_of_server_cpu": round(
+            timer["chouette_timer_seconds_total"] / max(server_cpu, 1e-9), 4
+        ),
         "seconds_per_run": seconds,
         "note": "server and clients share the 2 cores; raw ceiling at min(tables, 50) connections",
     }

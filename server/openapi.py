@@ -63,6 +63,7 @@ BODIES: list[Any] = [
     s.Ready,
     s.NotReady,
     s.Resync,
+    s.Presence,
     s.CommandReply,
     s.CommandRefused,
 ]
@@ -274,7 +275,9 @@ only, so versions never skip. \
 Resume with `after` (the last table version seen) and `chat_after` (the last chat version). A \
 position that cannot be resumed from (ahead of the stream, or older than the resync window) gets \
 a `Resync` message instead: fetch `GET /tables/{table_id}` and reconnect from its version. One \
-that is no version at all (negative, or past 2^63 − 1) is a 400."""
+that is no version at all (negative, or past 2^63 − 1) is a 400. \
+Who is connected to the table comes as a `Presence` message (`ctl: presence`; on SSE the \
+`presence` event) whenever it changes: ephemeral, not an event, with no version."""
 
 
 def build_spec() -> dict[str, Any]:

@@ -169,6 +169,21 @@ class Resync(Control, kw_only=True, tag="resync"):
     reason: str
 
 
+class Presence(Control, kw_only=True, tag="presence"):
+    """Who is connected to the table now, sent on every stream of the table when an account's
+    first stream opens or its last closes, or an anonymous watcher comes or goes (not to the
+    stream that just opened: the table view has the same fields). Ephemeral: not an event,
+    never stored, no version; on SSE the `presence` event (with no `id`). Each server process
+    counts the streams it serves."""
+
+    connected: Annotated[
+        list[str], Meta(description="Account ids with a stream open to the table, sorted.")
+    ]
+    anonymous: Annotated[
+        int, Meta(ge=0, description="Streams open by watchers who are not signed in.")
+    ]
+
+
 class CommandReply(Control, kw_only=True, tag="result"):
     """The WebSocket's answer to a command envelope it recorded (or a retry of one): the fields
     of `CommandResult`."""

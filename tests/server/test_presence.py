@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from aiohttp.test_utils import TestClient
 
+from server import openapi
 from tests.server.conftest import Api, WsClient, connect, read_sse, ticket
 
 
@@ -49,6 +51,10 @@ async def test_sockets_coming_and_going_are_told_to_everyone_at_the_table(
     # Ephemeral: nothing was stored, and the table stream carried no such message.
     assert await api.versions(table) == versions
     assert all(m["s"] in ("table", "chat") and "t" in m for m in a.messages)
+    # As the OpenAPI document describes them.
+    (documented,) = [t for t in openapi.BODIES if t.__name__ == "Presence"]
+    for message in a.presence:
+        assert msgspec.to_builtins(msgspec.convert(message, type=documented)) == message
     await a.close()
     assert (await api.state(table))["connected"] == []
 
