@@ -24,6 +24,7 @@ What a bot does, by the table's state:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -34,6 +35,8 @@ from engine.game import Cube, Game, Phase
 from engine.moves import Play
 from engine.position import Position
 from events import commands as c
+from events.gnubg_bot import GnubgBrain
+from events.gnubg_bot import available as gnubg_available
 from events.table import TableState
 
 __all__ = [
@@ -43,7 +46,11 @@ __all__ = [
     "CubeContext",
     "Strength",
     "bot_order",
+    "brain_for",
+    "decide_for",
+    "gnubg_available",
     "next_command",
+    "warm",
 ]
 
 Strength = Literal["basic", "gnubg"]
@@ -262,3 +269,29 @@ def bot_order(state: TableState, bots: list[str]) -> list[str]:
     ch = state.chouette
     on_roll = ch.on_roll if ch is not None else None
     return sorted(bots, key=lambda b: b == on_roll)
+
+
+@functools.cache
+def brain_for(strength: str, ply: int = 0) -> Brain:
+    """The brain of a strength (one per process: GNU Backgammon's loads its networks once).
+
+    :raises ValueError: an unknown strength, or ``gnubg`` without the extra installed.
+    """
+    if strength == "basic":
+        return BasicBrain()
+    if strength == "gnubg":
+        if not gnubg_available():
+            raise ValueError("the gnubg strength needs the extra: pip install 'chouette[gnubg]'")
+        return GnubgBrain(ply)
+    raise ValueError(f"no bot strength {strength!r}: basic or gnubg")
+
+
+def decide_for(state: TableState, bot: str, strength: str, ply: int = 0) -> c.Command | None:
+    """:func:`next_command` with the brain of ``strength``: what a server's bot workers run
+    (a module-level function, so a process pool can call it)."""
+    return next_command(state, bot, brain_for(strength, ply))
+
+
+def warm() -> None:
+    """Load the bots' modules in a fresh worker process (the pool calls it once at start)."""
+    brain_for("basic")
