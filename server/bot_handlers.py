@@ -19,7 +19,7 @@ from msgspec import Meta
 from events import commands as c
 from events.bots import gnubg_available
 from events.table import TableState
-from server import auth
+from server import auth, ratelimit
 from server.bots import BOTS, bot_command_id, is_bot
 from server.handlers import current_account, decode_body, json_response
 from server.keys import TABLES
@@ -72,6 +72,7 @@ async def _creator_state(request: web.Request, table_id: str) -> tuple[str, Tabl
     state = await request.app[TABLES].state(table_id)
     if state.created_by != account.account_id:
         raise forbidden("only the table's creator may seat or remove its bots")
+    request.app[ratelimit.LIMITS].hit("commands", account.account_id)
     return account.account_id, state
 
 

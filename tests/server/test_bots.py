@@ -10,8 +10,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot_faults import hanging, raising
 import pytest
+from bot_faults import hanging, raising
 from conftest import Api, User, notations
 
 FAIR = {"dice_factory": None, "seed_key": bytes(range(1, 33))}
@@ -156,9 +156,7 @@ async def test_a_chouette_with_bots_as_box_and_members(fair: Api) -> None:
         r = await api.send(ann, table, command)
         return r.status == 201
 
-    end = await wait_until(
-        api, table, lambda s: (s.get("game") or {}).get("number", 0) > 3, act
-    )
+    end = await wait_until(api, table, lambda s: (s.get("game") or {}).get("number", 0) > 3, act)
     assert end["in_game"]
     assert boxes & set(bots), boxes
     assert members & set(bots), members
