@@ -219,6 +219,9 @@ class TableService:
         least recently used go first.
     :param clock: the time commands are decided at, in seconds since the epoch (tests inject
         theirs); the system's clock by default.
+    :param on_bot_state: called with the table id and its new state after each command this
+        process appends to a table's play stream (the bot runner, :mod:`server.bots`, wakes the
+        table's bots with it). It must not block: it only schedules work.
     """
 
     def __init__(
@@ -229,6 +232,7 @@ class TableService:
         seeds: SeedStore | None = None,
         cache_size: int = 10_000,
         clock: Callable[[], float] = time.time,
+        on_bot_state: Callable[[str, TableState], None] | None = None,
     ) -> None:
         if seeds is None and dice_factory is None:
             raise ValueError("the fair dice need a seed store (TableService(..., seeds=...))")
@@ -237,6 +241,7 @@ class TableService:
         self._dice_factory = dice_factory
         self._seed_store = seeds
         self._clock = clock
+        self.on_bot_state = on_bot_state
         self._states: _Lru[TableState] = _Lru(cache_size)
         self._locks = _IdleLocks()
         self._seeds: _Lru[dict[int, bytes]] = _Lru(cache_size)
@@ -462,6 +467,8 @@ class TableService:
                 for ev in events:
                     s = evolve(s, ev)
                 self._remember(table_id, s)
+                if self.on_bot_state is not None:
+                    self.on_bot_state(table_id, s)
                 log.info(
                     "command %s",
                     e.tag(command),  # type: ignore[arg-type]
