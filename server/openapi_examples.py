@@ -72,7 +72,7 @@ CREATE_EXAMPLES = {
             },
         },
         "Each decision has 8 s, then the player's reserve (60 s + 30 s a point) runs; a player"
-        " out of time forfeits the match. `\"clock\": \"off\"` turns the clocks off; without"
+        ' out of time forfeits the match. `"clock": "off"` turns the clocks off; without'
         " `clock` the server's default applies (12 s + 2 min, +20 s a point in a match).",
     ),
 }
