@@ -222,6 +222,9 @@ class TableService:
     :param on_state: called with every state the service folds (after a command, and when it
         catches up with the store): the server's timers schedule the table's next deadline.
         Called synchronously, so it must be cheap and must not raise.
+    :param on_bot_state: called with the table id and its new state after each command this
+        process appends to a table's play stream (the bot runner, :mod:`server.bots`, wakes the
+        table's bots with it). It must not block: it only schedules work.
     """
 
     def __init__(
@@ -233,6 +236,7 @@ class TableService:
         cache_size: int = 10_000,
         clock: Callable[[], float] = time.time,
         on_state: Callable[[str, TableState], None] | None = None,
+        on_bot_state: Callable[[str, TableState], None] | None = None,
     ) -> None:
         if seeds is None and dice_factory is None:
             raise ValueError("the fair dice need a seed store (TableService(..., seeds=...))")
@@ -243,6 +247,7 @@ class TableService:
         self._clock = clock
         self.on_state = on_state
         """Told of every state folded (see ``on_state`` above); may be set after construction."""
+        self.on_bot_state = on_bot_state
         self._states: _Lru[TableState] = _Lru(cache_size)
         self._locks = _IdleLocks()
         self._seeds: _Lru[dict[int, bytes]] = _Lru(cache_size)
@@ -470,6 +475,8 @@ class TableService:
                 for ev in events:
                     s = evolve(s, ev)
                 self._remember(table_id, s)
+                if self.on_bot_state is not None:
+                    self.on_bot_state(table_id, s)
                 log.info(
                     "command %s",
                     e.tag(command),  # type: ignore[arg-type]

@@ -23,9 +23,11 @@ from events.service import TableService
 from events.store import EventStore
 from events.subscription import LiveFeed
 from server import api_docs, heads, openapi, ratelimit, record_handlers, streams
+from server import bot_handlers as bh
 from server import handlers as h
 from server import web as page
 from server.auth import ACCOUNTS, Accounts
+from server.bots import BOTS, BotRunner
 from server.config import Config, load_seed_key, load_signing_key
 from server.database import server_database_url
 from server.keys import (
@@ -77,6 +79,8 @@ def _routes(app: web.Application) -> None:
     r.add_post("/tables", h.create_table)
     r.add_get("/tables/{table_id}", h.get_table)
     r.add_post("/tables/{table_id}/commands", h.post_command)
+    r.add_post("/tables/{table_id}/bots", bh.seat_bot)
+    r.add_delete("/tables/{table_id}/bots/{bot_id}", bh.remove_bot)
     r.add_get("/tables/{table_id}/ws", streams.websocket)
     r.add_get("/tables/{table_id}/events", streams.sse)
     r.add_get("/tables/{table_id}/audit", record_handlers.handle_audit)
@@ -133,6 +137,15 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     app[TIMERS] = timers
     timers.start(lobby.playing)
     app[LIVE_FEED] = notifier
+    bots = BotRunner(
+        app[TABLES],
+        workers=config.bot_workers,
+        timeout=config.bot_timeout,
+        ply=config.gnubg_ply,
+        decide=config.bot_decide,  # type: ignore[arg-type]
+    )
+    await bots.start(store.pool)
+    app[BOTS] = bots
     app[record_handlers.AUDITS] = AuditCache(store)
     signing = await asyncio.to_thread(load_signing_key, config)
     assert signing is not None  # created when missing
@@ -143,6 +156,7 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         yield
     finally:
         await timers.stop()
+        await bots.stop()
         app[ACCOUNTS].close()
         await lobby.stop()
         await notifier.close()

@@ -235,6 +235,23 @@ class Accounts:
                 token = await self._issue_token(conn, account)
         return account, token
 
+    async def bot(self, account_id: str, strength: str, display_name: str) -> Account:
+        """The bot account ``account_id`` (``b_...``), created if new (a retried seating finds
+        the one it created). A bot has no password and no token: nobody logs in as one."""
+        if not account_id.startswith("b_"):
+            raise ValueError(f"a bot's account id starts b_, not {account_id!r}")
+        account = Account(account_id, f"bot-{account_id[2:14]}", display_name)
+        with translate_errors():
+            await self.pool.execute(
+                "INSERT INTO accounts (account_id, username, display_name, bot, bot_strength)"
+                " VALUES ($1, $2, $3, true, $4) ON CONFLICT (account_id) DO NOTHING",
+                account.account_id,
+                account.username,
+                display_name,
+                strength,
+            )
+        return account
+
     async def login(self, username: str, password: str) -> tuple[Account, str]:
         """Check a password and return a fresh token; a scrypt hash becomes Argon2id.
 

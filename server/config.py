@@ -182,6 +182,18 @@ class Config:
     """Seconds each game's players have to add a dice seed or waive before its first throw,
     for tables created without a ``seed_window`` option (`CHOUETTE_SEED_WINDOW`, 0 to 60; 0:
     no waiting). Recorded in each table's ``table_created``."""
+    bot_workers: int = 1
+    """Processes computing the bots' decisions off the event loop (`CHOUETTE_BOT_WORKERS`;
+    server/bots.py, docs/bots.md)."""
+    bot_timeout: float = 10.0
+    """Seconds a bot has to decide; a bot that takes longer leaves its seat
+    (`CHOUETTE_BOT_TIMEOUT`)."""
+    gnubg_ply: int = 0
+    """The ply of GNU Backgammon's evaluation for bots of the ``gnubg`` strength, 0 to 3
+    (`CHOUETTE_GNUBG_PLY`)."""
+    bot_decide: Callable[..., object] | None = field(default=None, repr=False)
+    """Tests only: the bots' decision function instead of :func:`events.bots.decide_for` (a
+    module-level function: it runs in the bot workers). No variable or flag sets it."""
     dice_factory: Callable[[str], DiceSource] | None = field(default=None, repr=False)
     """Tests only: dice for a table id instead of the provably fair dice."""
     clock: Callable[[], float] | None = field(default=None, repr=False)
@@ -191,6 +203,10 @@ class Config:
     def __post_init__(self) -> None:
         if not 0 <= self.seed_window <= 60:
             raise ValueError(f"the seed window is 0 to 60 seconds, not {self.seed_window}")
+        if not 1 <= self.bot_workers <= 64:
+            raise ValueError(f"the bot workers are 1 to 64, not {self.bot_workers}")
+        if not 0 <= self.gnubg_ply <= 3:
+            raise ValueError(f"GNU Backgammon's ply is 0 to 3, not {self.gnubg_ply}")
 
     @classmethod
     def from_env(cls, **overrides: object) -> Config:
@@ -225,6 +241,9 @@ class Config:
             ("table_cache", int),
             ("seed_window", int),
             ("table_clock", parse_clock),
+            ("bot_workers", int),
+            ("bot_timeout", parse_duration),
+            ("gnubg_ply", int),
         )
         for key, conv in converters:
             raw = env.get(f"CHOUETTE_{key.upper()}")
@@ -242,6 +261,7 @@ class Config:
         values.update({k: v for k, v in overrides.items() if v is not None})
         values.pop("dice_factory", None)
         values.pop("clock", None)
+        values.pop("bot_decide", None)
         return cls(**values)  # type: ignore[arg-type]
 
 

@@ -28,6 +28,7 @@ from events.projection import Projector, SkippedEvent, skipped_events
 from events.store import EventStore, RecordedEvent
 from events.streams import decode_recorded, parse_stream
 from events.subscription import LiveFeed
+from server.bots import is_bot
 from server.metrics import Metrics
 
 log = logging.getLogger("chouette.lobby")
@@ -198,6 +199,7 @@ class Lobby:
                 "created_by": r["created_by"],
                 "players": list(r["players"]),
                 "names": {p: n for p, n in json.loads(r["names"]).items() if p in r["players"]},
+                "bots": [p for p in r["players"] if is_bot(p)],
                 "seats": r["max_players"],
                 "free_seats": max(0, r["max_players"] - len(r["players"])),
                 "status": r["status"],

@@ -21,6 +21,7 @@ from events import commands as c
 from events import types as e
 from events.heads import HeadsDocument
 from server import api_docs
+from server import bot_handlers as bh
 from server import handlers as h
 from server import openapi_examples as x
 from server import schemas as s
@@ -49,6 +50,8 @@ BODIES: list[Any] = [
     h.CreateTableRequest,
     h.CommandEnvelope,
     h.CommandResult,
+    bh.SeatBotRequest,
+    bh.BotSeated,
     h.EventMessage,
     s.Problem,
     s.Me,
@@ -483,6 +486,50 @@ def build_spec() -> dict[str, Any]:
                 },
                 body=_json_body("CommandEnvelope", x.COMMAND_EXAMPLES),
                 parameters=[TABLE],
+                security=BEARER,
+            )
+        },
+        "/tables/{table_id}/bots": {
+            "post": _op(
+                "Tables",
+                "Seat a bot",
+                "The table's creator seats a bot (docs/bots.md): a new bot account joins like anyone"
+                " (a seat, or the bottom of a chouette's line) and the server plays it through the"
+                " same commands, at `strength` `basic` or `gnubg`. A bot waives its seeds, never"
+                " resigns, and never starts a money game. Retry-safe with `command_id`.",
+                {
+                    200: _answer("A retry: the bot seated the first time", "BotSeated"),
+                    201: _answer("Seated; the table as the creator sees it", "BotSeated"),
+                    400: _problem(f"{BAD_BODY}; a seat at a chouette (`invalid-command`)"),
+                    401: _problem(NO_TOKEN),
+                    403: _problem("Not the table's creator (`forbidden`)"),
+                    404: _problem(NO_TABLE),
+                    409: _problem(f"No free seat ({_slugs('table-full', 'not-now')})"),
+                    413: _problem(TOO_LARGE),
+                    429: _too_many(),
+                    501: _problem("`gnubg` without the extra installed (`extra-not-installed`)"),
+                    503: _problem(UNAVAILABLE),
+                },
+                body=_json_body("SeatBotRequest", {"basic": {"value": {"strength": "basic"}}}),
+                parameters=[TABLE],
+                security=BEARER,
+            )
+        },
+        "/tables/{table_id}/bots/{bot_id}": {
+            "delete": _op(
+                "Tables",
+                "Remove a bot",
+                "The table's creator removes a bot: it leaves (a forfeit in mid-game,"
+                " docs/rules.md §10). The answer is the table as the creator sees it.",
+                {
+                    200: _answer("Removed", "TableView"),
+                    401: _problem(NO_TOKEN),
+                    403: _problem("Not the table's creator (`forbidden`)"),
+                    404: _problem(f"{NO_TABLE}, or no such bot at it"),
+                    429: _too_many(),
+                    503: _problem(UNAVAILABLE),
+                },
+                parameters=[TABLE, _param("bot_id", "path", {"type": "string"}, "The bot's id.")],
                 security=BEARER,
             )
         },

@@ -61,6 +61,20 @@ CREATE_EXAMPLES = {
         },
         "With a `command_id`, a retry creates nothing new: it answers 200 with the same table.",
     ),
+    "clocks": _example(
+        "A timed match, with a longer seed window",
+        {
+            "kind": "match",
+            "options": {
+                "match_length": 5,
+                "clock": {"delay": 8, "reserve": 60, "reserve_per_point": 30},
+                "seed_window": 10,
+            },
+        },
+        "Each decision has 8 s, then the player's reserve (60 s + 30 s a point) runs; a player"
+        ' out of time forfeits the match. `"clock": "off"` turns the clocks off; without'
+        " `clock` the server's default applies (12 s + 2 min, +20 s a point in a match).",
+    ),
 }
 """Examples of ``POST /tables`` (each decodes as :class:`server.handlers.CreateTableRequest`)."""
 
@@ -80,6 +94,13 @@ COMMAND_EXAMPLES = {
         "Up to 128 characters, in the game's seed window (the table view's `seed_window`): the"
         " dice then depend on a seed the server could not choose. No die is thrown before every"
         " player has added a seed or waived, or the window's time (`seed_window`) runs out.",
+    ),
+    "expire": _command(
+        "Claim that a clock has run out",
+        {"type": "expire"},
+        "The server's timer sends it when a clock runs out; anyone may. Decided at the server's"
+        " time: a player out of time forfeits, an expired seed window closes, an overdue opening"
+        " or line throw is thrown. Refused (409) unless something truly ran out.",
     ),
     "waive_seed": _command(
         "Add no seed to this game's dice",

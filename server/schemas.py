@@ -116,6 +116,9 @@ class LobbyTable(msgspec.Struct, kw_only=True):
         list[AccountId], Meta(description="Who sits at the table (or is in the chouette's line).")
     ]
     names: Annotated[dict[str, str], Meta(description="Each player's display name, by account id.")]
+    bots: Annotated[
+        list[AccountId], Meta(description="The players who are bots (docs/bots.md), in order.")
+    ] = []
     seats: Annotated[int, Meta(description="How many players the table takes.")]
     free_seats: int
     status: Annotated[

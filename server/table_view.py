@@ -29,6 +29,7 @@ from events import clocks
 from events.chat import team_can_read
 from events.table import TableState, seed_window_ms
 from events.types import TableOptions
+from server.bots import is_bot
 
 __all__ = [
     "ChouetteTableView",
@@ -60,6 +61,8 @@ class PlayerView(msgspec.Struct, kw_only=True):
     seat: int | None = None
     """0 or 1 at a two-player table; null in a chouette."""
     role: Role
+    bot: bool = False
+    """A bot (docs/bots.md): the server plays it; the table's creator may remove it."""
 
 
 class SideView(msgspec.Struct, kw_only=True):
@@ -406,6 +409,7 @@ def _players(state: TableState) -> list[PlayerView]:
             name=state.display_name(p),
             seat=state.seat_of(p) if state.kind != "chouette" else None,
             role=role_of(state, p),
+            bot=is_bot(p),
         )
         for p in state.players
     ]

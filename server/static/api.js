@@ -75,6 +75,8 @@ export const api = {
   replay: (id, at) =>
     request("GET", `/tables/${encodeURIComponent(id)}/replay${at ? `?at=${Number(at)}` : ""}`),
   audit: (id) => request("GET", `/tables/${encodeURIComponent(id)}/audit`),
+  seatBot: (id, strength = "basic") =>
+    request("POST", `/tables/${encodeURIComponent(id)}/bots`, { command_id: uuid4(), strength }),
   command: (id, command) =>
     request("POST", `/tables/${encodeURIComponent(id)}/commands`, { command_id: uuid4(), command }),
 };

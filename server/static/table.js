@@ -245,6 +245,16 @@ class TablePage {
     }
   }
 
+  async seatBot() {
+    try {
+      await api.seatBot(this.id);
+    } catch (err) {
+      this.showError(err.message);
+    }
+    await this.refetch();
+    this.render();
+  }
+
   async post(channel, text) {
     try {
       await api.command(this.id, { type: "chat", channel, text });
@@ -777,6 +787,11 @@ class TablePage {
       out.push(menu);
     }
     if (allowed.has("leave")) out.push(this.button("leave", "Leave the table", { type: "leave" }, { class: "secondary" }));
+    // The table's creator may seat a bot in a free seat (docs/bots.md).
+    const seated = (v.players || []).filter((p) => p.role !== "spectator").length;
+    if (this.me && this.me === v.created_by && seated < (v.options.max_players || (v.kind === "chouette" ? 8 : 2))) {
+      out.push(h("button", { type: "button", "data-testid": "seat-bot", class: "secondary", disabled: this.sending, onclick: () => this.seatBot() }, "Seat a bot"));
+    }
     const perMember = ["take", "drop", "beaver", "accept", "decline"].some((t) => allowed.has(t) && this.targets(t));
     if (perMember) {
       out.push(h("p", { class: "hint", "data-testid": "answer-hint" }, "Answer each member beside their name in the line."));
@@ -851,7 +866,7 @@ class TablePage {
           "ul",
           { class: "members", "data-testid": "players" },
           players.map((p) =>
-            h("li", { "data-testid": `member-${p.id}` }, `${this.nameOf(p.id)}${p.seat !== null && p.seat !== undefined ? `, seat ${p.seat + 1}` : ""}`, this.nameMarks(p.id)),
+            h("li", { "data-testid": `member-${p.id}` }, `${this.nameOf(p.id)}${p.bot ? " (bot)" : ""}${p.seat !== null && p.seat !== undefined ? `, seat ${p.seat + 1}` : ""}`, this.nameMarks(p.id)),
           ),
         ),
         tableClockLine(v, this.elapsed()),

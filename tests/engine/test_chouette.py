@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from engine.actions import Action
@@ -27,7 +25,7 @@ from engine.errors import (
     ResignationError,
 )
 from engine.game import Cube, Game, GameOptions, Phase, Result
-from engine.position import Position
+from tests.engine.chouettes import race, turn
 
 SINGLE = ChouetteOptions(cubes=CubeMode.SINGLE)
 
@@ -49,25 +47,6 @@ def team_opens(ch: Chouette) -> Chouette:
     """The captain wins the opening throw with 3-1 and makes the 5 point: the box is on roll."""
     ch = ch.opening_throw(1, 3)
     return ch.move(ch.acting_captain, [(8, 5), (6, 5)])
-
-
-def turn(ch: Chouette, dice: tuple[int, int] = (2, 1)) -> Chouette:
-    """The side on roll rolls ``dice`` and makes the first legal play."""
-    who = ch.on_roll
-    ch = ch.roll(who, dice)
-    if ch.game.phase is Phase.MOVE:
-        ch = ch.play(who, ch.legal_plays()[0])
-    return ch
-
-
-def race(ch: Chouette, team: dict[int | str, int], box: dict[int | str, int]) -> Chouette:
-    """Set the board (tests only): ``team`` and ``box`` in their own numbering, the side on
-    roll unchanged."""
-    g = ch.game
-    pos = Position.from_points(team, box)
-    if g.turn is Side.BOX:
-        pos = pos.swap()
-    return dataclasses.replace(ch, game=dataclasses.replace(g, position=pos))
 
 
 GAMMON_FOR_TEAM = ({1: 2}, {6: 15})

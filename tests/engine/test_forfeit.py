@@ -24,6 +24,7 @@ from engine.game import Cube, Game, GameOptions, GameResult, Phase, Result, forf
 from engine.match import Match
 from engine.matchid import RESIGNED, MatchState
 from engine.position import Position
+from tests.engine.chouettes import race, turn
 
 OPENING_31 = [(8, 5), (6, 5)]
 
@@ -53,25 +54,6 @@ def team_opens(ch: Chouette) -> Chouette:
     The team has no blot, so a box's 2-1 next cannot hit."""
     ch = ch.opening_throw(1, 3)
     return ch.move(ch.acting_captain, OPENING_31)
-
-
-def turn(ch: Chouette, dice: tuple[int, int] = (2, 1)) -> Chouette:
-    """The side on roll rolls ``dice`` and makes the first legal play."""
-    who = ch.on_roll
-    ch = ch.roll(who, dice)
-    if ch.game.phase is Phase.MOVE:
-        ch = ch.play(who, ch.legal_plays()[0])
-    return ch
-
-
-def race(ch: Chouette, team: dict[int | str, int], box: dict[int | str, int]) -> Chouette:
-    """Set the board (tests only): ``team`` and ``box`` in their own numbering, the side on
-    roll unchanged; checkers not placed are borne off."""
-    g = ch.game
-    pos = Position.from_points(team, box)
-    if g.turn is Side.BOX:
-        pos = pos.swap()
-    return dataclasses.replace(ch, game=dataclasses.replace(g, position=pos))
 
 
 def settled(ch: Chouette, member: str) -> tuple[SettledBy, str, Result, int, int]:

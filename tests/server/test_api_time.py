@@ -1,6 +1,7 @@
-"""The seed window through the API: the server's default recorded with the table, the window
-in the table view, seeds and waivers over HTTP, and time from the service's clock (an injected
-clock here, never a sleep)."""
+"""Time through the API: the seed window (the server's default recorded with the table, the
+window in the table view, seeds and waivers over HTTP) and the clocks (their options checked,
+the defaults recorded, the running clock in the view), with time from the service's clock (an
+injected clock here, never a sleep)."""
 
 from __future__ import annotations
 
@@ -94,3 +95,58 @@ async def test_every_answer_closes_the_window_at_once(
     await api.ok(ann, table, "roll")  # no time has passed: every player answered
     closed = await _closing(api, table)
     assert closed.missing == []
+
+
+async def test_clock_options_are_checked_and_the_default_recorded(
+    make_api: Callable[..., Awaitable[Api]],
+) -> None:
+    api = await make_api()
+    ann = await api.register()
+    for bad in (
+        {"delay": 601},
+        {"reserve": -1},
+        {"reserve_per_point": 2**31},
+        {"delay": "12"},
+        {"delay": 12, "tick": 1},
+        "on",
+        12,
+    ):
+        r = await api.request(
+            "POST", "/tables", user=ann, json={"kind": "match", "options": {"clock": bad}}
+        )
+        assert r.status == 400, (bad, r.body)
+        assert "clock" in r.body["detail"], r.body
+    match = await api.create_table(ann, "match", match_length=3)
+    money = await api.create_table(ann, "money")
+    off = await api.create_table(ann, "money", clock="off")
+    mine = await api.create_table(ann, "chouette", clock={"delay": 5, "reserve": 30})
+    assert (await api.state(match, ann))["options"]["clock"] == {
+        "delay": 12,
+        "reserve": 120,
+        "reserve_per_point": 20,
+    }
+    assert (await api.state(money, ann))["options"]["clock"]["reserve_per_point"] == 0
+    assert (await api.state(off, ann))["options"]["clock"] == "off"
+    assert (await api.state(mine, ann))["options"]["clock"] == {
+        "delay": 5,
+        "reserve": 30,
+        "reserve_per_point": 0,
+    }
+
+
+async def test_the_view_shows_the_running_clock(make_api: Callable[..., Awaitable[Api]]) -> None:
+    clock = Clock()
+    api = await make_api(clock=clock)
+    table, ann, bob = await api.seat_two()
+    view = await api.state(table, ann)
+    table_clock = view["clocks"][0]
+    assert table_clock["player"] == "" and table_clock["running"]  # the opening is due
+    assert table_clock["deadline"] == view["now"] + 12_000
+    await api.ok(ann, table, "roll")
+    clock.now += 20  # 8 s into the mover's reserve
+    view = await api.state(table, ann)
+    (running,) = [k for k in view["clocks"] if k["running"]]
+    assert running["player"] in (ann.account_id, bob.account_id)
+    assert (running["delay_ms"], running["reserve_ms"]) == (0, 112_000)
+    idle = [k for k in view["clocks"] if not k["running"]]
+    assert [k["reserve_ms"] for k in idle] == [120_000]

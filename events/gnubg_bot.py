@@ -1,0 +1,137 @@
+"""The ``gnubg`` strength: GNU Backgammon's evaluation, with the optional extra
+(``pip install 'chouette[gnubg]'``: its ``gnubg`` Python module, GPL, compatible with our AGPL).
+
+The module is imported lazily, on a brain's first use, so that the server runs without it
+(:func:`available` says whether it is installed).
+
+- **Checker play:** ``gnubg.findbestmove`` at the configured ply (cubeless), the tuple mapped
+  to our legal play with the same result.
+- **Cube:** GNU Backgammon's cubeless probabilities for the player on roll (win, gammon and
+  backgammon both ways) at the ply, turned into a money doubling window the way Janowski's
+  model does: the taker's take point lies between the dead cube's, ``(L - 0.5) / (W + L)``,
+  and the live cube's, ``(L - 0.5) / (W + L + 0.5)``, weighted by a cube efficiency of 0.68
+  (``W`` and ``L`` the taker's average win and loss). The doubler doubles when the taker's
+  chance is within a few points of that take point (or below it), unless it is too good
+  (cubeless equity of a full point or more: play on for the gammon). In a match, a dead cube
+  (already worth what the doubler needs) is never turned.
+- **Resignations:** accepted when the offer pays at least the answerer's cubeless equity.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from typing import Any
+
+from engine.moves import Play
+from engine.position import Position
+
+__all__ = ["EFFICIENCY", "GnubgBrain", "available", "probabilities"]
+
+EFFICIENCY = 0.68
+"""The cube efficiency of Janowski's model, between a dead (0) and a fully live (1) cube."""
+
+
+def available() -> bool:
+    """Whether GNU Backgammon's Python module is installed (the ``gnubg`` extra)."""
+    return importlib.util.find_spec("gnubg") is not None
+
+
+@functools.cache
+def _gnubg() -> Any:
+    import gnubg
+
+    return gnubg
+
+
+def _board(pos: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """GNU Backgammon's board: (the player not on roll, the player on roll), each points 1..24
+    then the bar."""
+    return (pos.opp[1:26], pos.me[1:26])
+
+
+def probabilities(pos: Position, ply: int = 0) -> tuple[float, ...]:
+    """GNU Backgammon's cubeless evaluation for the player on roll (before rolling): (win,
+    win gammon, win backgammon, lose gammon, lose backgammon, equity)."""
+    g = _gnubg()
+    return tuple(g.evaluate(_board(pos), g.cubeinfo(), g.evalcontext(0, ply, 1, 0, 0)))
+
+
+def _take_point(win: float, wg: float, wbg: float, lg: float, lbg: float) -> tuple[float, ...]:
+    """The taker's take point (their chance of winning below which they drop) and chance of
+    winning, from the doubler's probabilities."""
+    p = min(max(win, 1e-6), 1 - 1e-6)
+    # The taker's average win and loss, in points per cube.
+    w_t = (1 - p + lg + lbg) / (1 - p)
+    l_t = (p + wg + wbg) / p
+    dead = (l_t - 0.5) / (w_t + l_t)
+    live = (l_t - 0.5) / (w_t + l_t + 0.5)
+    return EFFICIENCY * live + (1 - EFFICIENCY) * dead, 1 - p
+
+
+class GnubgBrain:
+    """GNU Backgammon's judgement at ``ply`` (0: its neural nets alone)."""
+
+    def __init__(self, ply: int = 0) -> None:
+        if not 0 <= ply <= 3:
+            raise ValueError(f"the ply is 0 to 3, not {ply!r}")
+        self.ply = ply
+        self.gnubg = _gnubg()
+
+    def play(self, position: Position, dice: tuple[int, int], plays: tuple[Play, ...]) -> Play:
+        if len(plays) == 1:
+            return plays[0]
+        g = self.gnubg
+        best = g.findbestmove(
+            _board(position), g.cubeinfo(), g.evalcontext(0, self.ply, 1, 0, 0), dice
+        )
+        found = _match(position, tuple(best), plays)
+        if found is not None:
+            return found
+        # A tuple that stops at a bear-off our plays cannot be told apart by: GNU
+        # Backgammon's evaluation of each result decides.
+        return max(plays, key=lambda p: -probabilities(p.result.swap(), self.ply)[5])
+
+    def double(self, position: Position, cube: Any) -> bool:
+        away = cube.match_length - cube.score[0] if cube.match_length else None
+        if away is not None and cube.value >= away:
+            return False
+        win, wg, wbg, lg, lbg, equity = probabilities(position, self.ply)
+        if equity >= 1.0:
+            return False  # too good: play on
+        take_point, taker = _take_point(win, wg, wbg, lg, lbg)
+        window = 0.08 if cube.owner is None else 0.05
+        return taker <= take_point + window
+
+    def take(self, position: Position, cube: Any) -> bool:
+        win, wg, wbg, lg, lbg, _ = probabilities(position, self.ply)
+        take_point, taker = _take_point(win, wg, wbg, lg, lbg)
+        return taker >= take_point
+
+    def accept(self, position: Position, level: int, cube: Any) -> bool:
+        equity = probabilities(position, self.ply)[5]
+        return level >= -equity - 1e-9
+
+
+def _match(pos: Position, flat: tuple[int, ...], plays: tuple[Play, ...]) -> Play | None:
+    """Our play that GNU Backgammon's move tuple (``from, to, ...``) makes, if the tuple says
+    enough (one that stops at a bear-off's source point is finished with ``off``)."""
+    if len(flat) % 2:
+        flat = (*flat, 0)
+    me, opp = list(pos.me), list(pos.opp)
+    for frm, to in zip(flat[::2], flat[1::2], strict=True):
+        if frm < 0 or to < 0:
+            break
+        me[frm] -= 1
+        if to:
+            me[to] += 1
+            if opp[25 - to] == 1:
+                opp[25 - to] = 0
+                opp[25] += 1
+        else:
+            me[0] += 1
+    result = (tuple(me), tuple(opp))
+    for p in plays:
+        if (p.result.me, p.result.opp) == result:
+            return p
+    return None

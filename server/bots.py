@@ -1,0 +1,262 @@
+"""The bot runner: bots at this process's tables act through the ordinary command path.
+
+A bot is an account marked as one (``accounts.bot``, its strength in ``accounts.bot_strength``,
+its id ``b_...``; docs/bots.md). The runner keeps, per table, the bots seated there and one task
+that, woken after each command the table service appends there (:attr:`TableService.on_bot_state
+<events.service.TableService.on_bot_state>`), reads the table's state and asks each bot in turn
+what it does now (:func:`events.bots.decide_for`). The decision is computed **off the event
+loop**, in a process pool of ``CHOUETTE_BOT_WORKERS`` processes (not threads: an evaluation is
+pure Python or GNU Backgammon's C under the GIL-holding module, and in a thread it would take the
+GIL from the loop that serves every table), within ``CHOUETTE_BOT_TIMEOUT`` seconds. The command
+goes through :meth:`TableService.execute <events.service.TableService.execute>` with a command id
+derived from the table, its version and the bot (UUID 5), so a retry can never record it twice.
+
+A bot whose decision raises, or takes longer than the timeout (its worker process is then
+killed and the pool started afresh), or whose command is refused at the very state it was
+decided on, leaves its seat through the command path (``leave``: in mid-game a forfeit,
+docs/rules.md §10), and the failure is logged with the table's id. The table never waits on a
+broken bot.
+
+Bots are watched by the process that seated them, and on start-up the bots of every table the
+lobby lists as not finished are watched again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import uuid
+from collections.abc import Callable
+from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
+
+import asyncpg
+from aiohttp import web
+
+from events import commands as c
+from events.bots import bot_order, decide_for, warm
+from events.errors import StoreError, translate_errors
+from events.service import TableService
+from events.table import TableState
+
+__all__ = ["BOTS", "BotRunner", "bot_command_id", "is_bot"]
+
+log = logging.getLogger("chouette.bots")
+
+BOT_NAMESPACE = uuid.UUID("0f6d1c34-5b1e-4c55-9a51-8f3c0a1f2b7e")
+"""The namespace of the bots' command ids."""
+
+STARTUP_TIMEOUT = 120.0
+"""Seconds the bot workers may take to start (importing the engine, GNU Backgammon's nets)."""
+
+Decide = Callable[[TableState, str, str, int], "c.Command | None"]
+
+
+def is_bot(account_id: str) -> bool:
+    """Whether an account id is a bot's (bots' ids start ``b_``, as guests' ``g_``)."""
+    return account_id.startswith("b_")
+
+
+def bot_command_id(table_id: str, version: int, bot: str, what: str = "") -> uuid.UUID:
+    """The command id of what ``bot`` sends at ``table_id`` decided at ``version``: the same
+    decision always has the same id, so a retry is answered, never recorded twice."""
+    return uuid.uuid5(BOT_NAMESPACE, f"{table_id}:{version}:{bot}:{what}")
+
+
+class BotFailed(Exception):
+    """A bot's decision raised or ran out of time."""
+
+
+class BotRunner:
+    """The bots of this process's tables (see the module's docstring)."""
+
+    def __init__(
+        self,
+        tables: TableService,
+        *,
+        workers: int = 1,
+        timeout: float = 10.0,
+        ply: int = 0,
+        decide: Decide | None = None,
+    ) -> None:
+        self.tables = tables
+        self.workers = max(1, workers)
+        self.timeout = timeout
+        self.ply = ply
+        self.decide: Decide = decide or decide_for
+        self._bots: dict[str, dict[str, str]] = {}
+        self._wake: dict[str, asyncio.Event] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._pool: ProcessPoolExecutor | None = None
+        self._starting = asyncio.Lock()
+        self.failures = 0
+        tables.on_bot_state = self.changed
+
+    # -- the pool -----------------------------------------------------------------------------
+
+    async def _executor(self) -> ProcessPoolExecutor:
+        """The workers, started on first use (a server with no bots starts no process) and
+        made ready before any decision is timed."""
+        async with self._starting:
+            if self._pool is None:
+                pool = ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("spawn")
+                )
+                loop = asyncio.get_running_loop()
+                async with asyncio.timeout(STARTUP_TIMEOUT):
+                    await asyncio.gather(
+                        *(loop.run_in_executor(pool, warm) for _ in range(self.workers))
+                    )
+                self._pool = pool
+            return self._pool
+
+    def _reset_pool(self) -> None:
+        """Kill the workers (one of them hangs) and start afresh on the next decision."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        for process in list(getattr(pool, "_processes", {}).values()):
+            with contextlib.suppress(Exception):
+                process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    async def start(self, pool: asyncpg.Pool | None = None) -> None:
+        """Watch the bots of the tables the lobby lists as not finished."""
+        if pool is not None:
+            with translate_errors():
+                rows = await pool.fetch(
+                    "SELECT l.table_id, a.account_id, a.bot_strength FROM lobby_tables l"
+                    " JOIN accounts a ON a.account_id = ANY (l.players)"
+                    " WHERE a.bot AND l.status <> 'finished'"
+                )
+            for r in rows:
+                self.watch(r["table_id"], r["account_id"], r["bot_strength"] or "basic")
+
+    async def stop(self) -> None:
+        tasks = list(self._tasks.values())
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        self._tasks.clear()
+        self._reset_pool()
+
+    # -- which bots are where -------------------------------------------------------------------
+
+    def watch(self, table_id: str, bot: str, strength: str) -> None:
+        """Run ``bot`` (seated at ``table_id``) from now on, and let it act at once."""
+        self._bots.setdefault(table_id, {})[bot] = strength
+        self._kick(table_id)
+
+    def forget(self, table_id: str, bot: str) -> None:
+        bots = self._bots.get(table_id)
+        if bots is not None:
+            bots.pop(bot, None)
+            if not bots:
+                del self._bots[table_id]
+        self._kick(table_id)
+
+    def bots_at(self, table_id: str) -> dict[str, str]:
+        """The bots this process runs at a table, with their strengths."""
+        return dict(self._bots.get(table_id, {}))
+
+    def changed(self, table_id: str, state: TableState) -> None:
+        """A command was appended at ``table_id``: its bots may have something to do."""
+        if table_id in self._bots:
+            self._kick(table_id)
+
+    def _kick(self, table_id: str) -> None:
+        wake = self._wake.get(table_id)
+        if wake is None:
+            wake = self._wake[table_id] = asyncio.Event()
+        wake.set()
+        task = self._tasks.get(table_id)
+        if task is None or task.done():
+            self._tasks[table_id] = asyncio.create_task(self._drive(table_id, wake))
+
+    # -- acting ---------------------------------------------------------------------------------
+
+    async def _drive(self, table_id: str, wake: asyncio.Event) -> None:
+        """Let the table's bots act until none has anything to do, then wait to be woken."""
+        try:
+            while table_id in self._bots:
+                wake.clear()
+                try:
+                    acted = await self._step(table_id)
+                except StoreError:
+                    log.warning("bots wait for the store", extra={"table_id": table_id})
+                    await asyncio.sleep(1)
+                    continue
+                if not acted:
+                    await wake.wait()
+        finally:
+            if self._tasks.get(table_id) is asyncio.current_task():
+                del self._tasks[table_id]
+                self._wake.pop(table_id, None)
+
+    async def _step(self, table_id: str) -> bool:
+        """One command by the first bot that has something to do; whether one acted."""
+        state = await self.tables.state(table_id)
+        bots = self._bots.get(table_id, {})
+        here = set(state.players)
+        for bot in [b for b in bots if b not in here]:
+            self.forget(table_id, bot)  # left, or removed
+        for bot in bot_order(state, [b for b in bots if b in here]):
+            strength = bots[bot]
+            try:
+                command = await self._decision(state, bot, strength)
+            except BotFailed as exc:
+                await self._fail(table_id, bot, state, str(exc))
+                return True
+            if command is None:
+                continue
+            try:
+                await self.tables.execute(
+                    table_id, bot, command, bot_command_id(table_id, state.version, bot)
+                )
+            except ValueError as exc:
+                fresh = await self.tables.state(table_id)
+                if fresh.version == state.version:
+                    await self._fail(table_id, bot, state, f"its command was refused: {exc}")
+            return True
+        return False
+
+    async def _decision(self, state: TableState, bot: str, strength: str) -> c.Command | None:
+        """The bot's decision, computed in a worker process within the timeout."""
+        loop = asyncio.get_running_loop()
+        for _attempt in range(2):
+            try:
+                executor = await self._executor()
+                future = loop.run_in_executor(executor, self.decide, state, bot, strength, self.ply)
+                async with asyncio.timeout(self.timeout):
+                    return await future
+            except TimeoutError:
+                self._reset_pool()
+                raise BotFailed(f"no decision within {self.timeout:g} s") from None
+            except BrokenExecutor:
+                # Another table's hung bot had the workers killed: decide again on new ones.
+                self._reset_pool()
+                continue
+            except Exception as exc:
+                raise BotFailed(f"its decision raised {exc!r}") from exc
+        raise BotFailed("the bot workers keep failing")
+
+    async def _fail(self, table_id: str, bot: str, state: TableState, why: str) -> None:
+        """Remove a failed bot from its seat through the command path."""
+        self.failures += 1
+        log.error(
+            "bot %s removed from its seat: %s",
+            bot,
+            why,
+            extra={"table_id": table_id, "actor": bot},
+        )
+        self.forget(table_id, bot)
+        with contextlib.suppress(ValueError):
+            await self.tables.execute(
+                table_id, bot, c.Leave(), bot_command_id(table_id, state.version, bot, "leave")
+            )
+
+
+BOTS = web.AppKey("bots", BotRunner)
