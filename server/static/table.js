@@ -8,13 +8,14 @@
 import { api, session } from "./api.js";
 import { Board } from "./board.js";
 import { Chat } from "./chat.js";
-import { clockSpan, presenceMark, refreshClocks, tableClockLine } from "./clocks.js";
+import { clockSpan, presenceMark, refreshClocks } from "./clocks.js";
 import { h, replace } from "./dom.js";
 import { pipCount } from "./geometry.js";
 import { TableFeed } from "./live.js";
 import { describeOptions } from "./lobby.js";
 import * as moves from "./moves.js";
-import { cubeText, LEVELS, namer, offerText, placeText, settlementText, signed } from "./names.js";
+import { renderFair, renderLine, renderScore, windowLeft } from "./panels.js";
+import { LEVELS, namer, placeText, settlementText, signed } from "./names.js";
 
 const AUTO_KEY = "chouette.autoConfirm";
 const KIND_NAMES = { money: "Money table", match: "Match", chouette: "Chouette" };
@@ -310,9 +311,7 @@ class TablePage {
 
   /** Seconds left in the open seed window while it still waits for someone (0: none). */
   windowLeft() {
-    const w = this.view && this.view.seed_window;
-    if (!w || !w.waiting.length) return 0;
-    return Math.max(0, Math.ceil((w.deadline - (Date.now() + (this.clockOffset || 0))) / 1000));
+    return windowLeft(this);
   }
 
   /** The seed window: as soon as it waits for this player, a random seed of their own goes in
@@ -810,156 +809,11 @@ class TablePage {
   // -- the score, the ledger, the line and the cubes ---------------------------------------------
 
   renderScore() {
-    const v = this.view;
-    const rows = [];
-    if (v.kind === "match" && Array.isArray(v.score)) {
-      const seats = v.seats || [];
-      const parts = seats.map((id, i) => `${id ? this.nameOf(id) : `Seat ${i + 1}`} ${v.score[i]}`);
-      rows.push(
-        h(
-          "p",
-          { "data-testid": "score" },
-          `${parts.join(" \u2013 ")} \u00B7 match to ${v.match_length}${v.crawford ? " \u00B7 Crawford game" : ""}${v.match_winner ? ` \u00B7 ${this.nameOf(v.match_winner)} won` : ""}`,
-        ),
-      );
-    }
-    const ledger = v.ledger || {};
-    const ids = (v.players || []).map((p) => p.id).filter((id) => id in ledger);
-    for (const id of Object.keys(ledger)) if (!ids.includes(id)) ids.push(id);
-    if (v.kind !== "match" || ids.some((id) => ledger[id])) {
-      rows.push(
-        h(
-          "table",
-          { class: "ledger", "data-testid": "ledger" },
-          h("caption", { class: "visually-hidden" }, "Points won or lost at this table"),
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Points"))),
-          h(
-            "tbody",
-            {},
-            ids.length
-              ? ids.map((id) =>
-                  h(
-                    "tr",
-                    { "data-testid": `ledger-${id}`, "data-amount": ledger[id] },
-                    h("th", { scope: "row" }, this.nameOf(id)),
-                    h("td", { class: ledger[id] > 0 ? "plus" : ledger[id] < 0 ? "minus" : "" }, signed(ledger[id])),
-                  ),
-                )
-              : h("tr", {}, h("td", { colspan: 2, class: "muted" }, "No games settled yet.")),
-          ),
-        ),
-      );
-    }
-    replace(this.scorePanel, h("h2", { id: "score-title" }, v.kind === "match" ? "Score" : "Ledger"), rows);
+    renderScore(this);
   }
 
   renderLine() {
-    const v = this.view;
-    if (v.kind !== "chouette") {
-      const players = (v.players || []).filter((p) => p.role !== "spectator");
-      const game = v.game;
-      const cube = game && game.cubes && game.cubes[0];
-      replace(
-        this.linePanel,
-        h("h2", { id: "line-title" }, "Players"),
-        h(
-          "ul",
-          { class: "members", "data-testid": "players" },
-          players.map((p) =>
-            h("li", { "data-testid": `member-${p.id}` }, `${this.nameOf(p.id)}${p.bot ? " (bot)" : ""}${p.seat !== null && p.seat !== undefined ? `, seat ${p.seat + 1}` : ""}`, this.nameMarks(p.id)),
-          ),
-        ),
-        tableClockLine(v, this.elapsed()),
-        cube
-          ? h(
-              "p",
-              { "data-testid": "cube" },
-              `The ${cubeText(cube, this.nameOf)}${offerText(cube, this.nameOf) ? `. ${offerText(cube, this.nameOf)}` : ""}.`,
-            )
-          : null,
-      );
-      return;
-    }
-    const game = v.game;
-    const cubes = new Map(((game && game.cubes) || []).map((c) => [c.member, c]));
-    const line = v.line && v.line.length ? v.line : (v.players || []).filter((p) => p.role !== "spectator").map((p) => p.id);
-    const boxTargets = {};
-    for (const action of ["double", "take", "drop", "beaver", "accept", "decline", "resign"]) {
-      boxTargets[action] = new Set(this.targets(action) || []);
-    }
-    const allowed = new Set(v.allowed || []);
-    const items = line.map((id, i) => {
-      const tags = [];
-      if (id === v.box) tags.push("Box");
-      if (id === v.captain) tags.push("Captain");
-      if (id === v.acting_captain && id !== v.captain) tags.push("Acting captain (moves for the team)");
-      const cube = cubes.get(id);
-      const out = cube && cube.in_game === false;
-      const role = (v.players || []).find((p) => p.id === id)?.role;
-      const bits = [];
-      if (cube) bits.push(h("span", { class: "cube-text", "data-testid": `cube-${id}`, "data-value": cube.value, "data-owner": cube.owner ?? "" }, cubeText(cube, this.nameOf)));
-      if (cube && offerText(cube, this.nameOf)) bits.push(h("span", { class: "offer", "data-testid": `offer-${id}` }, offerText(cube, this.nameOf)));
-      if (out) bits.push(h("span", { class: "out-text", "data-testid": `out-${id}` }, `out of this game${cube.settlement ? `: ${settlementText(cube.settlement, this.nameOf)}` : ""}`));
-      if (role === "waiting") bits.push(h("span", { class: "muted" }, "plays from the next game"));
-      // The box's choices and answers, member by member.
-      const controls = [];
-      if (allowed.has("double") && boxTargets.double.has(id)) {
-        controls.push(this.choice("double", id, this.doubleChoice, `Double ${this.nameOf(id)}'s cube`));
-      }
-      if (allowed.has("resign") && boxTargets.resign.has(id)) {
-        controls.push(this.choice("resign", id, this.resignChoice, `Resign to ${this.nameOf(id)}`));
-      }
-      for (const [type, label] of [
-        ["take", "Take"],
-        ["beaver", "Beaver"],
-        ["drop", "Drop"],
-        ["accept", "Accept"],
-        ["decline", "Decline"],
-      ]) {
-        if (allowed.has(type) && boxTargets[type].has(id)) {
-          controls.push(
-            this.button(type, label, { type, cube: id }, { testid: `cmd-${type}-${id}`, ariaLabel: `${label} ${this.nameOf(id, { you: false })}'s cube` }),
-          );
-        }
-      }
-      return h(
-        "li",
-        { class: `member${out ? " out" : ""}`, "data-testid": `member-${id}`, "data-in-game": cube ? String(cube.in_game !== false) : "" },
-        h("span", { class: "pos", "aria-hidden": "true" }, `${i + 1}.`),
-        h("strong", {}, this.nameOf(id)),
-        this.nameMarks(id),
-        tags.length ? h("span", { class: "tags" }, ` \u2014 ${tags.join(", ")}`) : null,
-        bits.length ? h("span", { class: "bits" }, bits.map((b) => [" \u00B7 ", b])) : null,
-        controls.length ? h("div", { class: "member-controls" }, controls) : null,
-      );
-    });
-    const history = (v.history || []).slice(-5).reverse();
-    replace(
-      this.linePanel,
-      h("h2", { id: "line-title" }, "The line"),
-      h("p", { class: "muted" }, "Box first, then the captain and the team in order."),
-      h("ol", { class: "members line", "data-testid": "line" }, items),
-      tableClockLine(v, this.elapsed()),
-      history.length
-        ? h(
-            "details",
-            { class: "history", "data-testid": "history" },
-            h("summary", {}, "Earlier games"),
-            h(
-              "ul",
-              {},
-              history.map((g) =>
-                h(
-                  "li",
-                  {},
-                  `Game ${g.game}: box ${this.nameOf(g.box)}, captain ${this.nameOf(g.captain)}. `,
-                  (g.settlements || []).map((st) => `${this.nameOf(st.member)}: ${settlementText(st, this.nameOf)}. `),
-                ),
-              ),
-            ),
-          )
-        : null,
-    );
+    renderLine(this);
   }
 
   choice(action, id, map, label) {
@@ -978,50 +832,7 @@ class TablePage {
   }
 
   renderFair() {
-    const v = this.view;
-    const game = v.game;
-    const allowed = new Set(v.allowed || []);
-    replace(
-      this.fairPanel,
-      h("h2", { id: "fair-title" }, "Fair dice"),
-      game && game.dice_commitment
-        ? h(
-            "p",
-            {},
-            `Game ${game.number}'s dice are committed to: `,
-            h("code", { class: "hash", "data-testid": "commitment" }, game.dice_commitment),
-            ". The seed is revealed when the game ends.",
-          )
-        : h("p", { class: "muted" }, "Each game's dice are committed to before the first throw."),
-      v.seed_window
-        ? h(
-            "p",
-            { "data-testid": "seed-window" },
-            v.seed_window.waiting.length
-              ? `Seed window: ${this.windowLeft()} s left for ${v.seed_window.waiting.map((p) => this.nameOf(p)).join(", ")}.`
-              : "Seed window: every player has answered.",
-          )
-        : null,
-      this.mySeed && game && this.mySeed.game === game.number
-        ? h("p", {}, "Your seed ", h("code", { class: "hash", "data-testid": "my-seed" }, this.mySeed.seed), " is mixed into this game's dice.")
-        : null,
-      allowed.has("add_seed") && !allowed.has("waive_seed")
-        ? h(
-            "form",
-            {
-              class: "seed-form",
-              onsubmit: async (ev) => {
-                ev.preventDefault();
-                const seed = this.seedInput.value.trim();
-                if (seed && (await this.send({ type: "add_seed", seed }))) this.seedInput.value = "";
-              },
-            },
-            h("label", { for: "seed-input" }, "Mix in a seed of your own"),
-            this.seedInput,
-            h("button", { type: "submit", "data-testid": "cmd-add_seed" }, "Add seed"),
-          )
-        : null,
-      h("p", {}, h("a", { href: `#/replay/${this.id}`, "data-testid": "verify-link" }, "Replay, verify the dice and audit this table")),
-    );
+    renderFair(this);
   }
+
 }
