@@ -50,11 +50,17 @@ def _board(pos: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return (pos.opp[1:26], pos.me[1:26])
 
 
+def _money_cube(g: Any) -> Any:
+    """A centred cube in money play, said in full: ``gnubg.cubeinfo()`` with no arguments reads
+    the module's current match (whatever a caller last set up there), which can be invalid."""
+    return g.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
+
+
 def probabilities(pos: Position, ply: int = 0) -> tuple[float, ...]:
     """GNU Backgammon's cubeless evaluation for the player on roll (before rolling): (win,
     win gammon, win backgammon, lose gammon, lose backgammon, equity)."""
     g = _gnubg()
-    return tuple(g.evaluate(_board(pos), g.cubeinfo(), g.evalcontext(0, ply, 1, 0, 0)))
+    return tuple(g.evaluate(_board(pos), _money_cube(g), g.evalcontext(0, ply, 1, 0, 0)))
 
 
 def _take_point(win: float, wg: float, wbg: float, lg: float, lbg: float) -> tuple[float, ...]:
@@ -83,7 +89,7 @@ class GnubgBrain:
             return plays[0]
         g = self.gnubg
         best = g.findbestmove(
-            _board(position), g.cubeinfo(), g.evalcontext(0, self.ply, 1, 0, 0), dice
+            _board(position), _money_cube(g), g.evalcontext(0, self.ply, 1, 0, 0), dice
         )
         found = _match(position, tuple(best), plays)
         if found is not None:

@@ -45,7 +45,10 @@ def test_its_play_is_gnubgs_best_play(ply: int) -> None:
             continue
         best = tuple(
             gnubg.findbestmove(
-                gnubg_board(pos), gnubg.cubeinfo(), gnubg.evalcontext(0, ply, 1, 0, 0), dice
+                gnubg_board(pos),
+                gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0),
+                gnubg.evalcontext(0, ply, 1, 0, 0),
+                dice,
             )
         )
         if len(best) % 2 or 0 in best[1::2]:
