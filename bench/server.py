@@ -176,6 +176,8 @@ async def play_table(table: Table, deadline: float, rng: random.Random) -> None:
     async def reader(sock: aiohttp.ClientWebSocketResponse, main: bool) -> None:
         async for msg in sock:
             data = json.loads(msg.data)
+            if data.get("ctl") == "presence":
+                continue  # who is connected: not an answer to a command
             if "ctl" in data:
                 await reply.put(data)
             elif main:
