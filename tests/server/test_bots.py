@@ -163,8 +163,17 @@ async def test_a_chouette_with_bots_as_box_and_members(fair: Api) -> None:
     await audit_clean(api, table)
 
 
-async def test_a_bot_that_raises_leaves_its_seat(make_api: Callable[..., Any]) -> None:
-    api = await make_api(bot_decide=raising, **FAIR)
+@pytest.mark.parametrize(
+    ("decide", "overrides", "seed"),
+    [(raising, {}, 2), (hanging, {"bot_timeout": 2.0}, 4)],
+    ids=["raises", "hangs"],
+)
+async def test_a_bot_that_fails_leaves_its_seat(
+    make_api: Callable[..., Any], decide: Any, overrides: dict[str, Any], seed: int
+) -> None:
+    """A bot whose decision raises, or never comes, leaves its seat through ``leave``; the
+    table goes on."""
+    api = await make_api(bot_decide=decide, **overrides, **FAIR)
     ann = await api.register()
     table = await api.create_table(ann, "money")
     await api.ok(ann, table, "join")
@@ -173,31 +182,16 @@ async def test_a_bot_that_raises_leaves_its_seat(make_api: Callable[..., Any]) -
         api,
         table,
         lambda s: bot not in [p["id"] for p in s["players"]],
-        person(api, ann, table, random.Random(2)),
+        person(api, ann, table, random.Random(seed)),
     )
     assert not end["in_game"]
-    # It left in mid-game: a forfeit, settled like any (docs/rules.md §10).
-    assert dict(end["ledger"]).get(ann.account_id, 0) > 0
     await audit_clean(api, table)
+    if decide is raising:
+        # It left in mid-game: a forfeit, settled like any (docs/rules.md §10).
+        assert dict(end["ledger"]).get(ann.account_id, 0) > 0
     # The table goes on: another bot sits down, which starts the next game.
     again = await seat(api, ann, table)
     assert again["table"]["in_game"] and again["table"]["game"]["number"] == 2
-
-
-async def test_a_bot_that_hangs_leaves_its_seat(make_api: Callable[..., Any]) -> None:
-    api = await make_api(bot_decide=hanging, bot_timeout=2.0, **FAIR)
-    ann = await api.register()
-    table = await api.create_table(ann, "money")
-    await api.ok(ann, table, "join")
-    bot = (await seat(api, ann, table))["bot_id"]
-    end = await wait_until(
-        api,
-        table,
-        lambda s: bot not in [p["id"] for p in s["players"]],
-        person(api, ann, table, random.Random(4)),
-    )
-    assert not end["in_game"]
-    await audit_clean(api, table)
 
 
 async def test_the_creator_removes_a_bot_between_games(api: Api) -> None:
