@@ -189,6 +189,14 @@ class TableState:
     def display_name(self, player: str) -> str:
         return dict(self.names).get(player, player)
 
+    def names_text(self, players: Sequence[str]) -> str:
+        """Players' display names as a person writes a list: "Ann", "Ann and Bob",
+        "Ann, Bob and Cat"."""
+        names = [self.display_name(p) for p in players]
+        if len(names) <= 2:
+            return " and ".join(names)
+        return ", ".join(names[:-1]) + " and " + names[-1]
+
     @property
     def seed_waiting(self) -> tuple[str, ...]:
         """Who the open seed window still waits for: the game's players still at the table
@@ -271,8 +279,7 @@ def open_for_throw(state: TableState, now: int) -> list[e.Event]:
         return []
     waiting = state.seed_waiting
     if waiting and now < state.seed_deadline:
-        names = [state.display_name(p) for p in waiting]
-        who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        who = state.names_text(waiting)
         left = (state.seed_deadline - now + 999) // 1000
         raise CommandError(
             f"waiting for {who} to add a dice seed or waive ({left} s left in the seed window)"

@@ -322,7 +322,7 @@ class MemberResult(msgspec.Struct, frozen=True, kw_only=True):
     points: int
     """result × cube: what the loser paid the winner."""
     how: str
-    """drop, resign, bear_off or leave."""
+    """drop, resign, bear_off or forfeit (``leave`` in events recorded before forfeits)."""
 
 
 class GameEnded(Event, frozen=True, kw_only=True, tag="game_ended"):

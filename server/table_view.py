@@ -113,7 +113,7 @@ class SettlementView(msgspec.Struct, kw_only=True):
     cube: int
     points: int
     how: str
-    """bear_off, drop, resign or leave."""
+    """bear_off, drop, resign or forfeit."""
 
 
 class CubeView(msgspec.Struct, kw_only=True):
@@ -316,13 +316,6 @@ def _legal(
         )
         for p in plays
     ]
-
-
-def _names(state: TableState, players: list[str] | tuple[str, ...]) -> str:
-    names = [state.display_name(p) for p in players]
-    if len(names) <= 2:
-        return " and ".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _command(action: Action) -> str:
@@ -615,7 +608,7 @@ def _chouette_game(
         )
     elif waiting:
         to_act = waiting
-        status = f"Waiting for {_names(state, waiting)} to answer."
+        status = f"Waiting for {state.names_text(waiting)} to answer."
     elif g.is_over:
         to_act = []
         status = "The game is over."
