@@ -30,6 +30,11 @@ export function clockWords(clock, elapsed) {
   return delay > 0 ? `${minutes(delay)} + ${minutes(reserve)}` : minutes(reserve);
 }
 
+/** A clock as shown beside a name: a stopwatch, then its time. */
+function clockText(clock, elapsed) {
+  return `\u23F1 ${clockWords(clock, elapsed)}`;
+}
+
 /** The clock of `player` in `view` as a span the ticker refreshes (null when there is none). */
 export function clockSpan(view, player, elapsed) {
   const clock = (view.clocks || []).find((c) => c.player === player);
@@ -43,7 +48,7 @@ export function clockSpan(view, player, elapsed) {
       "data-running": String(clock.running),
       title: clock.running ? "Time left: the delay of this decision, then the reserve" : "Reserve left",
     },
-    `\u23F1 ${clockWords(clock, elapsed)}`,
+    clockText(clock, elapsed),
   );
 }
 
@@ -53,7 +58,7 @@ export function refreshClocks(root, view, elapsed) {
   const byPlayer = new Map((view.clocks || []).map((c) => [c.player, c]));
   for (const el of root.querySelectorAll("[data-clock]")) {
     const clock = byPlayer.get(el.dataset.clock);
-    if (clock) el.textContent = `\u23F1 ${clockWords(clock, elapsed)}`;
+    if (clock) el.textContent = clockText(clock, elapsed);
   }
 }
 
@@ -65,7 +70,7 @@ export function tableClockLine(view, elapsed) {
     "p",
     { class: "muted table-clock", "data-testid": "clock-table" },
     "The dice are thrown for you in ",
-    h("span", { "data-clock": "" }, `\u23F1 ${clockWords(clock, elapsed)}`),
+    h("span", { "data-clock": "" }, clockText(clock, elapsed)),
     " if nobody throws.",
   );
 }
