@@ -486,7 +486,7 @@ def _duel_game(state: TableState, game: Game, viewer: str | None) -> GameView:
         number=state.game_no,
         phase=game.phase.value,
         sides=sides,
-        turn=None if opening else (0 if game.turn == me else 1),
+        turn=None if opening or game.is_over else (0 if game.turn == me else 1),
         on_roll=None if opening or game.is_over else who(game.turn),
         to_act=to_act,
         status=status,

@@ -175,7 +175,7 @@ export function renderFair(page) {
           {},
           `Game ${game.number}'s dice are committed to: `,
           h("code", { class: "hash", "data-testid": "commitment" }, game.dice_commitment),
-          ". The seed is revealed when the game ends.",
+          v.in_game ? ". The seed is revealed when the game ends." : ". The game is over: its seed is revealed, and the replay checks every die against it.",
         )
       : h("p", { class: "muted" }, "Each game's dice are committed to before the first throw."),
     v.seed_window

@@ -717,7 +717,9 @@ class TablePage {
     const game = v.game;
     const out = [];
     if (allowed.has("join")) out.push(this.button("join", v.kind === "chouette" ? "Join the chouette" : "Sit down", { type: "join" }, { class: "primary" }));
-    if (allowed.has("start_game")) out.push(this.button("start_game", "Start a game", { type: "start_game" }, { class: "primary" }));
+    // Between money games "Throw for the next game" starts it too: one button, not two.
+    const throwsForNext = allowed.has("roll") && !v.in_game;
+    if (allowed.has("start_game") && !throwsForNext) out.push(this.button("start_game", "Start a game", { type: "start_game" }, { class: "primary" }));
     if (allowed.has("roll")) {
       const opening = game && game.phase === "opening";
       const label = !v.in_game ? "Throw for the next game" : !game && v.kind === "chouette" ? "Throw for the line" : opening ? "Throw the opening dice" : "Roll";
