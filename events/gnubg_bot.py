@@ -14,6 +14,18 @@ The module is imported lazily, on a brain's first use, so that the server runs w
   chance is within a few points of that take point (or below it), unless it is too good
   (cubeless equity of a full point or more: play on for the gammon). In a match, a dead cube
   (already worth what the doubler needs) is never turned.
+- **Cube in a match:** by match equity, not the money window. GNU Backgammon's match equity
+  table (``gnubg.met``, pre- and post-Crawford) values each outcome of the game at the score —
+  the doubler's chance of winning the match if the taker drops, if they take (the game then
+  played for twice the cube, each of win, gammon and backgammon either way, from GNU
+  Backgammon's cubeless probabilities at the ply), and if
+  nobody doubles (the game played for the cube as it is). The taker takes when taking is worth
+  more to them than dropping; the doubler doubles when doubling (the taker's better answer) is
+  worth more than not, with the cube treated as dead on both sides (so the value of owning the
+  cube, largest far from the end of a match, is not counted). So a trailer doubles at once
+  after the Crawford game (the leader's cube is worthless), nobody doubles in the Crawford game
+  or a cube that is already dead, and a leader at 1-away takes only when winning is at least
+  as likely as it needs to be at that score.
 - **Resignations:** accepted when the offer pays at least the answerer's cubeless equity.
 """
 
@@ -26,7 +38,14 @@ from typing import Any
 from engine.moves import Play
 from engine.position import Position
 
-__all__ = ["EFFICIENCY", "GnubgBrain", "available", "probabilities"]
+__all__ = [
+    "EFFICIENCY",
+    "GnubgBrain",
+    "available",
+    "match_cube",
+    "match_winning_chance",
+    "probabilities",
+]
 
 EFFICIENCY = 0.68
 """The cube efficiency of Janowski's model, between a dead (0) and a fully live (1) cube."""
@@ -54,6 +73,63 @@ def _money_cube(g: Any) -> Any:
     """A centred cube in money play, said in full: ``gnubg.cubeinfo()`` with no arguments reads
     the module's current match (whatever a caller last set up there), which can be invalid."""
     return g.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
+
+
+@functools.cache
+def _met(length: int) -> tuple[Any, Any]:
+    """GNU Backgammon's match equity table for a match to ``length``: (pre-Crawford
+    ``[away - 1][opponent away - 1]``, post-Crawford ``[trailer away - 1]``, the trailer's
+    chance against a leader at 1-away)."""
+    table = _gnubg().met(max(length, 2))
+    return table[0], table[1]
+
+
+def match_winning_chance(length: int, away: int, other: int, post_crawford: bool) -> float:
+    """The chance of winning the match of a player needing ``away`` points against one needing
+    ``other``, at the start of a game (``post_crawford``: the Crawford game has been played)."""
+    if away <= 0:
+        return 1.0
+    if other <= 0:
+        return 0.0
+    pre, post = _met(length)
+    if post_crawford and (away == 1 or other == 1):
+        if away == 1 and other == 1:
+            return 0.5
+        return 1.0 - float(post[other - 1]) if away == 1 else float(post[away - 1])
+    return float(pre[away - 1][other - 1])
+
+
+def match_cube(probs: tuple[float, ...], cube: Any) -> tuple[float, float, float]:
+    """The doubler's (the player on roll's) chance of winning the match if they do not double,
+    if they double and the taker takes, and if the taker drops, at the score (dead cube)."""
+    win, wg, wbg, lg, lbg = probs[:5]
+    # Singles, gammons and backgammons won and lost.
+    outcomes = (
+        (win - wg, 1),
+        (wg - wbg, 2),
+        (wbg, 3),
+        (-(1 - win - lg), 1),
+        (-(lg - lbg), 2),
+        (-lbg, 3),
+    )
+    length = cube.match_length
+    a, b = length - cube.score[0], length - cube.score[1]
+    post = not cube.crawford and (a == 1 or b == 1)
+
+    def played_for(value: int) -> float:
+        total = 0.0
+        for p, points in outcomes:
+            if p >= 0:
+                total += p * match_winning_chance(length, a - points * value, b, post)
+            else:
+                total += -p * match_winning_chance(length, a, b - points * value, post)
+        return total
+
+    return (
+        played_for(cube.value),
+        played_for(2 * cube.value),
+        match_winning_chance(length, a - cube.value, b, post),
+    )
 
 
 def probabilities(pos: Position, ply: int = 0) -> tuple[float, ...]:
@@ -99,9 +175,12 @@ class GnubgBrain:
         return max(plays, key=lambda p: -probabilities(p.result.swap(), self.ply)[5])
 
     def double(self, position: Position, cube: Any) -> bool:
-        away = cube.match_length - cube.score[0] if cube.match_length else None
-        if away is not None and cube.value >= away:
-            return False
+        if cube.match_length:
+            away = cube.match_length - cube.score[0]
+            if cube.crawford or cube.value >= away:
+                return False
+            no_double, take, drop = match_cube(probabilities(position, self.ply), cube)
+            return min(take, drop) > no_double
         win, wg, wbg, lg, lbg, equity = probabilities(position, self.ply)
         if equity >= 1.0:
             return False  # too good: play on
@@ -110,6 +189,9 @@ class GnubgBrain:
         return taker <= take_point + window
 
     def take(self, position: Position, cube: Any) -> bool:
+        if cube.match_length:
+            _, take, drop = match_cube(probabilities(position, self.ply), cube)
+            return take <= drop  # the doubler's chance: the taker's is one minus it
         win, wg, wbg, lg, lbg, _ = probabilities(position, self.ply)
         take_point, taker = _take_point(win, wg, wbg, lg, lbg)
         return taker >= take_point

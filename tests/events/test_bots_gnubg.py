@@ -13,7 +13,7 @@ from engine.position import Position
 from events import types as e
 from events.audit import audit_records
 from events.bots import BasicBrain, Brain, CubeContext, brain_for
-from events.gnubg_bot import GnubgBrain, probabilities
+from events.gnubg_bot import GnubgBrain, match_winning_chance, probabilities
 from events.streams import table_stream
 from tests.engine_corpus import ROLLS, gnubg_board, random_game_positions
 from tests.records import recorded
@@ -86,3 +86,36 @@ def test_a_gnubg_bot_plays_a_match_against_the_basic_bot_and_it_audits_clean() -
     assert table.state.match_winner in brains
     steps = [list(step.events) for step in table.steps]
     assert audit_records(table_stream("bots"), recorded("bots", steps)).failures == []
+
+
+def test_in_a_match_its_cube_follows_the_match_equity_not_the_money_window() -> None:
+    brain = GnubgBrain(0)
+    start = Position.start()
+    # After the Crawford game the trailer doubles at once: the leader's cube is worth nothing
+    # to them (money play: nobody doubles the opening position); the leader at 1-away never does.
+    trailer = CubeContext(match_length=5, score=(2, 4))
+    assert not brain.double(start, _money())
+    assert brain.double(start, trailer)
+    assert not brain.double(start, CubeContext(match_length=5, score=(4, 2)))
+    # A money double and take (the doubler wins about 61 %): at 2-away against a leader at
+    # 1-away after the Crawford game, dropping leaves the leader at double match point (50 %),
+    # so the leader drops what is a clear take for money.
+    pos = Position.from_id("4o+AYDh+zQEBQg")
+    assert 0.58 < probabilities(pos)[0] < 0.65
+    assert brain.double(pos, _money()) and brain.take(pos, _money())
+    assert not brain.take(pos, CubeContext(match_length=5, score=(3, 4)))
+    # The same position in the Crawford game: no double (the rules forbid it; neither does the
+    # brain offer one).
+    assert not brain.double(pos, CubeContext(match_length=5, score=(3, 4), crawford=True))
+
+
+def test_match_winning_chances_are_gnubgs_table() -> None:
+    # GNU Backgammon's table: 1-away against 1-away is 50 %; post-Crawford, the trailer at
+    # 2-away has a little under 50 % (the free drop); the trailer always below the leader.
+    assert match_winning_chance(5, 1, 1, True) == 0.5
+    assert 0.45 < match_winning_chance(5, 2, 1, True) < 0.5
+    assert match_winning_chance(5, 1, 2, True) == 1 - match_winning_chance(5, 2, 1, True)
+    assert match_winning_chance(5, 0, 3, False) == 1.0
+    assert match_winning_chance(5, 3, 0, False) == 0.0
+    for away in range(2, 6):
+        assert match_winning_chance(5, away, away - 1, False) < 0.5
