@@ -221,6 +221,8 @@ class MemberRecord:
     member: str
     actions: list[MatAction] = field(default_factory=list)
     """Player 0 is the box, player 1 the member (the team's plays are theirs)."""
+    versions: list[int] = field(default_factory=list)
+    """The version of the event each action was recorded from (the analysis's jump points)."""
     winner: int | None = None
     points: int = 0
     how: str = ""
@@ -296,6 +298,8 @@ def chouette_log(events: Sequence[e.Event]) -> ChouetteLog:
             game.settlements = [msgspec.to_builtins(s) for s in ev.settlements]
         if g0 is not None and g is not None and g0.number == game.number:
             entry.update(_chouette_moves(g0, g, ev, game))
+            for record in game.members.values():
+                record.versions += [state.version] * (len(record.actions) - len(record.versions))
         game.entries.append(entry)
     if log is None:
         raise ValueError("no table_created event")
