@@ -22,7 +22,7 @@ from events.seed_store import SeedStore
 from events.service import TableService
 from events.store import EventStore
 from events.subscription import LiveFeed
-from server import api_docs, heads, openapi, ratelimit, record_handlers, streams
+from server import analysis, api_docs, heads, openapi, ratelimit, record_handlers, streams
 from server import bot_handlers as bh
 from server import handlers as h
 from server import web as page
@@ -86,6 +86,7 @@ def _routes(app: web.Application) -> None:
     r.add_get("/tables/{table_id}/audit", record_handlers.handle_audit)
     r.add_get("/tables/{table_id}/replay", record_handlers.handle_replay)
     r.add_get("/tables/{table_id}/export.mat", record_handlers.handle_export_mat)
+    r.add_get("/tables/{table_id}/analysis", analysis.handle_analysis)
     r.add_get("/log", h.global_feed)
     r.add_get("/log/heads", heads.log_heads)
     r.add_get("/.well-known/chouette-signing-key", heads.signing_key)
@@ -147,6 +148,7 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     await bots.start(store.pool)
     app[BOTS] = bots
     app[record_handlers.AUDITS] = AuditCache(store)
+    app[analysis.ANALYSES] = analysis.Analyses(store, config.analysis_workers)
     signing = await asyncio.to_thread(load_signing_key, config)
     assert signing is not None  # created when missing
     app[heads.HEADS] = heads.Heads(store, HeadsSigner(signing))
@@ -157,6 +159,7 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     finally:
         await timers.stop()
         await bots.stop()
+        app[analysis.ANALYSES].close()
         app[ACCOUNTS].close()
         await lobby.stop()
         await notifier.close()

@@ -150,6 +150,9 @@ class Config:
     rate_audits: Rate | None = Rate(30, 60)
     """Table audits (``GET /tables/{id}/audit``) per address: the first audit of a table reads
     and checks all of it (later ones only what was appended since)."""
+    rate_analyses: Rate | None = Rate(20, 60)
+    """Game analyses (``GET /tables/{id}/analysis``) per address: one not kept yet runs GNU
+    Backgammon over every finished game of the table."""
     rate_heads: Rate | None = Rate(30, 60)
     """Signed chain heads (``GET /log/heads``) per address: each reads the log's heads (and,
     for the auditor, every stream's) and signs the document."""
@@ -188,6 +191,9 @@ class Config:
     bot_timeout: float = 10.0
     """Seconds a bot has to decide; a bot that takes longer leaves its seat
     (`CHOUETTE_BOT_TIMEOUT`)."""
+    analysis_workers: int = 1
+    """Processes analysing games off the event loop (`CHOUETTE_ANALYSIS_WORKERS`;
+    server/analysis.py, docs/analysis.md)."""
     gnubg_ply: int = 0
     """The ply of GNU Backgammon's evaluation for bots of the ``gnubg`` strength, 0 to 3
     (`CHOUETTE_GNUBG_PLY`)."""
@@ -205,6 +211,8 @@ class Config:
             raise ValueError(f"the seed window is 0 to 60 seconds, not {self.seed_window}")
         if not 1 <= self.bot_workers <= 64:
             raise ValueError(f"the bot workers are 1 to 64, not {self.bot_workers}")
+        if not 1 <= self.analysis_workers <= 64:
+            raise ValueError(f"the analysis workers are 1 to 64, not {self.analysis_workers}")
         if not 0 <= self.gnubg_ply <= 3:
             raise ValueError(f"GNU Backgammon's ply is 0 to 3, not {self.gnubg_ply}")
 
@@ -244,6 +252,7 @@ class Config:
             ("bot_workers", int),
             ("bot_timeout", parse_duration),
             ("gnubg_ply", int),
+            ("analysis_workers", int),
         )
         for key, conv in converters:
             raw = env.get(f"CHOUETTE_{key.upper()}")
@@ -301,6 +310,7 @@ RATES = (
     "rate_sockets_account",
     "rate_sockets_address",
     "rate_audits",
+    "rate_analyses",
     "rate_heads",
 )
 """The token-bucket limits, each set by ``CHOUETTE_<NAME>`` as ``COUNT/DURATION`` or ``off``."""

@@ -20,7 +20,7 @@ from aiohttp import web
 from events import commands as c
 from events import types as e
 from events.heads import HeadsDocument
-from server import api_docs
+from server import api_docs, openapi_analysis
 from server import bot_handlers as bh
 from server import handlers as h
 from server import openapi_examples as x
@@ -59,6 +59,7 @@ BODIES: list[Any] = [
     s.CreatedTable,
     s.Replay,
     s.AuditReport,
+    openapi_analysis.Analysis,
     s.LogFeed,
     HeadsDocument,
     s.SigningKey,
@@ -865,7 +866,7 @@ def build_spec() -> dict[str, Any]:
             {"name": "Reference", "description": "This document."},
             {"name": "Page", "description": "The web client, for a browser."},
         ],
-        "paths": paths,
+        "paths": paths | openapi_analysis.paths(),
         "components": {
             "schemas": _components(),
             "securitySchemes": {

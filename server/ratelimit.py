@@ -122,6 +122,7 @@ COUNTED = {
     "sockets_account": "connections to the streams for this account",
     "sockets_address": "connections to the streams from this address",
     "audits": "table audits from this address",
+    "analyses": "game analyses from this address",
     "heads": "chain-head documents from this address",
 }
 """Each limit (``Config.rate_<name>``) and what it counts, for the refusal's detail."""

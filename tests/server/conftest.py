@@ -615,8 +615,16 @@ def free_port() -> int:
 class ServeProcess:
     """``python -m server serve`` on a free port against ``database_url``."""
 
-    def __init__(self, database_url: str, log_path: Path, port: int | None = None) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        log_path: Path,
+        port: int | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.database_url = database_url
+        self.env = env or {}
+        """More environment for the process (``PYTHONPATH`` is put before the project's)."""
         self.port = port or free_port()
         self.log_path = log_path
         self.proc: subprocess.Popen[bytes] | None = None
@@ -627,7 +635,8 @@ class ServeProcess:
 
     async def start(self, timeout: float = 30) -> None:
         env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-        env["PYTHONPATH"] = str(ROOT)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [self.env.get("PYTHONPATH"), str(ROOT)]))
+        env.update({k: v for k, v in self.env.items() if k != "PYTHONPATH"})
         # The dice seed key file goes here (the test's directory, shared by its processes).
         env["CHOUETTE_DATA_DIR"] = str(self.log_path.parent / "data")
         # Its players add no seeds: their games throw at once (as make_config's).

@@ -1,0 +1,160 @@
+"""The analysis of a table's finished games, computed off the event loop and kept.
+
+``GET /tables/{id}/analysis?ply=N`` (and ``chouette analyse``) read :func:`events.analysis.
+analyse_table`'s document. :class:`Analyses` computes it in a **process pool** of
+``CHOUETTE_ANALYSIS_WORKERS`` processes (GNU Backgammon's module keeps one current match per
+process, and its analysis would hold the event loop for seconds), one request per table and ply
+at a time (a second asking meanwhile waits for the first's result), and keeps it in the table
+``analyses`` (migration 018) for the table's log up to its last game end: until another game
+ends, the analysis is read from there. The table's log is only read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+from collections.abc import Sequence
+
+import msgspec
+from aiohttp import web
+
+from events import types as e
+from events.analysis import analyse_table
+from events.gnubg_bot import available as gnubg_available
+from events.replay import decode_all
+from events.store import EventStore
+from events.streams import table_stream
+from server import ratelimit
+from server.handlers import _table_id, current_account, query_int
+from server.problems import Problem, not_found
+
+__all__ = [
+    "ANALYSES",
+    "Analyses",
+    "analyse_worker",
+    "finished_upto",
+    "handle_analysis",
+    "unavailable",
+]
+
+
+def unavailable() -> Problem:
+    """The 501 of a server without GNU Backgammon's module."""
+    return Problem(
+        501,
+        "analysis-unavailable",
+        "Analysis needs GNU Backgammon",
+        "this server cannot analyse games: install the extra, pip install 'chouette[gnubg]'",
+    )
+
+
+def finished_upto(events: Sequence[e.Event]) -> int:
+    """How many of the events the analysis covers: up to the last game end (0: none ended)."""
+    ends = [i for i, ev in enumerate(events) if isinstance(ev, e.GameEnded)]
+    return ends[-1] + 1 if ends else 0
+
+
+def analyse_worker(events: Sequence[e.Event], ply: int) -> bytes:
+    """What a worker process runs: the analysis as JSON."""
+    return msgspec.json.encode(analyse_table(events, ply))
+
+
+class Analyses:
+    """The analyses of one server process's requests: computed in its pool, kept in the
+    database."""
+
+    def __init__(self, store: EventStore, workers: int = 1) -> None:
+        self.store = store
+        self.workers = workers
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._running: dict[tuple[str, int], asyncio.Future[bytes]] = {}
+
+    def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn")
+            )
+        return self._pool
+
+    async def get(self, table_id: str, ply: int) -> bytes:
+        """The analysis document (JSON) of a table's finished games at ``ply``.
+
+        :raises Problem: 404 for no such table.
+        """
+        key = (table_id, ply)
+        running = self._running.get(key)
+        if running is not None:
+            return await asyncio.shield(running)
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._running[key] = future
+        try:
+            doc = await self._get(table_id, ply)
+            future.set_result(doc)
+            return doc
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: a lone request does not warn of it
+            raise
+        finally:
+            del self._running[key]
+
+    async def _get(self, table_id: str, ply: int) -> bytes:
+        records = await self.store.read_stream(table_stream(table_id))
+        if not records:
+            raise not_found(f"no table {table_id!r}")
+        events = await asyncio.to_thread(decode_all, records)
+        upto = finished_upto(events)
+        version = records[upto - 1].version if upto else 0
+        pool = self.store.pool
+        if version:
+            row = await pool.fetchrow(
+                "SELECT doc::text FROM analyses WHERE table_id = $1 AND ply = $2 AND version = $3",
+                table_id,
+                ply,
+                version,
+            )
+            if row is not None:
+                return str(row[0]).encode()
+        loop = asyncio.get_running_loop()
+        try:
+            doc = await loop.run_in_executor(
+                self._executor(), analyse_worker, events[: max(upto, 1)], ply
+            )
+        except concurrent.futures.process.BrokenProcessPool:
+            self._pool = None  # a worker died: the next request starts a fresh pool
+            raise
+        if version:
+            await pool.execute(
+                "INSERT INTO analyses (table_id, ply, version, doc) VALUES ($1, $2, $3, $4::jsonb)"
+                " ON CONFLICT (table_id, ply) DO UPDATE SET version = excluded.version,"
+                " doc = excluded.doc, computed_at = now()"
+                " WHERE analyses.version < excluded.version",
+                table_id,
+                ply,
+                version,
+                doc.decode(),
+            )
+        return doc
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+ANALYSES = web.AppKey("analyses", Analyses)
+
+
+async def handle_analysis(request: web.Request) -> web.Response:
+    """``GET /tables/{id}/analysis?ply=N``: the analysis of the table's finished games (anyone
+    who may see the table may read it, as its view; 501 without GNU Backgammon's module)."""
+    table_id = _table_id(request)
+    await current_account(request, required=False)  # a token, if sent, must be good
+    ply = query_int(request, "ply", 0, maximum=2)
+    if not gnubg_available():
+        raise unavailable()
+    limits = request.app[ratelimit.LIMITS]
+    limits.hit("analyses", limits.address(request))
+    doc = await request.app[ANALYSES].get(table_id, ply)
+    return web.Response(body=doc, content_type="application/json")

@@ -1,0 +1,123 @@
+"""``GET /tables/{id}/analysis``: GNU Backgammon's analysis of a table's finished games through
+the server — the pure read model's document, kept in the database, never written to the log;
+bad input refused; and a server without the extra answers 501 naming it."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import msgspec
+import pytest
+from conftest import Api, ServeProcess
+from test_bots import seat, wait_until
+
+from events.analysis import analyse_table
+from events.replay import decode_all
+from events.streams import table_stream
+from server.analysis import finished_upto
+from server.keys import TABLES
+
+gnubg = pytest.importorskip("gnubg")
+
+FAIR = {"dice_factory": None, "seed_key": bytes(range(1, 33))}
+
+
+@pytest.fixture
+async def fair(make_api: Callable[..., Awaitable[Api]]) -> Api:
+    return await make_api(**FAIR)
+
+
+async def test_a_matchs_analysis_is_the_read_models_kept_and_never_logged(fair: Api) -> None:
+    api = fair
+    ann = await api.register()
+    table = await api.create_table(ann, "match", match_length=3)
+    await seat(api, ann, table)
+    await seat(api, ann, table)
+    await wait_until(api, table, lambda s: bool(s.get("match_winner")))
+    store = api.app[TABLES].store  # type: ignore[index]
+    before = await store.read_stream(table_stream(table))
+    r = await api.request("GET", f"/tables/{table}/analysis?ply=0")
+    assert r.status == 200, r.body
+    doc: dict[str, Any] = dict(r.body)
+    # Exactly what the pure read model makes of the table's events.
+    events = decode_all(before)
+    expected = msgspec.json.decode(
+        msgspec.json.encode(analyse_table(events[: finished_upto(events)], 0))
+    )
+    assert doc == expected
+    # It covers the log up to the last game's end (a match_ended may follow).
+    upto = finished_upto(events)
+    assert doc["kind"] == "match" and doc["version"] == upto and len(before) - upto <= 1
+    assert set(doc["players"]) == {p for g in doc["games"] for p in g["players"]}
+    assert len(doc["players"]) == 2 and all(p.startswith("b_") for p in doc["players"])
+    plays = [d for g in doc["games"] for d in g["decisions"] if d["kind"] == "play"]
+    assert plays and all(1 <= d["version"] <= len(before) for d in plays)
+    # Kept: a row for the table at this ply and version; asked again, the same answer.
+    row = await store.pool.fetchrow("SELECT version, ply FROM analyses WHERE table_id = $1", table)
+    assert row is not None and (row["version"], row["ply"]) == (upto, 0)
+    again = await api.request("GET", f"/tables/{table}/analysis")
+    assert again.status == 200 and again.body == doc
+    # Never written to the table's log.
+    assert len(await store.read_stream(table_stream(table))) == len(before)
+    r1 = await api.request("GET", f"/tables/{table}/analysis?ply=1")
+    assert r1.status == 200 and r1.body["ply"] == 1
+    assert len(r1.body["games"]) == len(doc["games"])
+
+
+async def test_bad_requests_for_an_analysis(api: Api) -> None:
+    ann = await api.register()
+    table = await api.create_table(ann, "money")
+    for query in ("ply=3", "ply=-1", "ply=x", "ply=1%00", "ply=99999999999999999999999"):
+        r = await api.request("GET", f"/tables/{table}/analysis?{query}")
+        assert r.status == 400, (query, r.body)
+        assert "ply" in r.body["detail"]
+    r = await api.request("GET", f"/tables/{uuid.uuid4()}/analysis")
+    assert r.status == 404
+    r = await api.request("GET", "/tables/not-a-uuid/analysis")
+    assert r.status == 404
+    r = await api.request(
+        "GET", f"/tables/{table}/analysis", headers={"Authorization": "Bearer nonsense"}
+    )
+    assert r.status == 401
+    # A table with no game finished: an analysis of nothing.
+    r = await api.request("GET", f"/tables/{table}/analysis")
+    assert r.status == 200 and r.body["games"] == [] and r.body["players"] == {}
+
+
+async def test_a_server_without_the_extra_answers_501_naming_it(
+    db_url: str, tmp_path: Path
+) -> None:
+    blocked = Path(__file__).parent / "without_gnubg"
+    server = ServeProcess(db_url, tmp_path / "serve.log", env={"PYTHONPATH": str(blocked)})
+    await server.start()
+    try:
+        async with aiohttp.ClientSession(base_url=server.url) as http:
+            async with http.post("/guests", json={"display_name": "Ann"}) as r:
+                token = (await r.json())["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            async with http.post(
+                "/tables", json={"kind": "money", "options": {}}, headers=auth
+            ) as r:
+                table = (await r.json())["id"]
+            async with http.get(f"/tables/{table}/analysis?ply=1") as r:
+                assert r.status == 501
+                problem = await r.json()
+                assert "pip install 'chouette[gnubg]'" in problem["detail"]
+                assert problem["type"].endswith("analysis-unavailable")
+            # Nothing else changes: the table, the basic bot; a gnubg bot is the same 501.
+            async with http.get(f"/tables/{table}") as r:
+                assert r.status == 200
+            async with http.post(
+                f"/tables/{table}/bots", json={"strength": "gnubg"}, headers=auth
+            ) as r:
+                assert r.status == 501
+            async with http.post(
+                f"/tables/{table}/bots", json={"strength": "basic"}, headers=auth
+            ) as r:
+                assert r.status == 201
+    finally:
+        server.stop()
