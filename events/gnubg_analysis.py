@@ -18,13 +18,16 @@ figures :mod:`events.analysis` derives.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
+import multiprocessing
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,7 +68,14 @@ def _read_export(out: Path) -> list[str]:
 
 def analyse_with_module(mat_text: str, ply: int = 0) -> list[str]:
     """GNU Backgammon's analysis of a ``.mat`` text at ``ply``, by its Python module in this
-    process: the text export, one string per game."""
+    process: the text export, one string per game.
+
+    Called from a thread other than the main one, it runs in a process of its own: the module
+    was seen to crash in a worker thread of a process that had used it on another thread."""
+    if threading.current_thread() is not threading.main_thread():
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+            return pool.submit(analyse_with_module, mat_text, ply).result()
     import gnubg
 
     with tempfile.TemporaryDirectory(prefix="chouette-analysis-") as tmp:

@@ -1,5 +1,6 @@
 """The ``chouette`` command: ``serve`` and ``migrate``, the record tools ``audit``, ``replay``,
-``export`` and ``import`` (each reads or writes a table's stream in the store), and ``heads``
+``export``, ``import`` and ``analyse`` (:mod:`server.cli_analyse`; each reads or writes a table's
+stream in the store), and ``heads``
 (the log's signed chain heads, to keep outside the database; ``audit --against`` checks them)."""
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from events.record_text import record_lines, state_text
 from events.replay import decode_all
 from events.store import EventStore
 from events.streams import append_steps, chat_stream, table_stream
+from server import cli_analyse
 from server.app import create_app
 from server.config import Config, load_signing_key, signing_key_path
 from server.database import migrate_as_owner, server_database_url
@@ -219,6 +221,8 @@ def _add_record_commands(sub: argparse._SubParsersAction) -> None:
     export.add_argument("--member", help="chouette: only this team member's .mat file")
     _db_flags(export)
 
+    cli_analyse.add_parser(sub, _db_flags)
+
     imp = sub.add_parser("import", help="import a .mat match file as a new table")
     imp.add_argument("file", type=Path)
     imp.add_argument("--table", metavar="ID", help="the new table's id (default: a new uuid)")
@@ -233,6 +237,7 @@ def _run_record_command(args: argparse.Namespace, config: Config) -> int:
         "export": _export,
         "import": _import,
         "heads": _heads,
+        "analyse": cli_analyse.analyse,
     }
     command = commands.get(args.cmd)
     if command is None:
