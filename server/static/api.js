@@ -75,6 +75,8 @@ export const api = {
   replay: (id, at) =>
     request("GET", `/tables/${encodeURIComponent(id)}/replay${at ? `?at=${Number(at)}` : ""}`),
   audit: (id) => request("GET", `/tables/${encodeURIComponent(id)}/audit`),
+  analysis: (id, ply = 0) =>
+    request("GET", `/tables/${encodeURIComponent(id)}/analysis?ply=${Number(ply)}`),
   seatBot: (id, strength = "basic") =>
     request("POST", `/tables/${encodeURIComponent(id)}/bots`, { command_id: uuid4(), strength }),
   command: (id, command) =>

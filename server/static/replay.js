@@ -2,6 +2,7 @@
 // re-derive each finished game's dice in the browser and compare them with the record (dice.js,
 // Web Crypto), run the server's audit, and download the games as a .mat file.
 
+import { analysisPanel } from "./analysis.js";
 import { api, matUrl, socketUrl } from "./api.js";
 import { Board } from "./board.js";
 import { verifyEvents, gamesFromEvents } from "./dice.js";
@@ -75,6 +76,8 @@ export function replayPage(main, tableId, { showError, at: wanted }) {
   const games = h("div", { class: "games", "data-testid": "fair-games" }, h("p", { class: "muted" }, "Loading the games\u2026"));
   const audit = h("pre", { class: "audit", "data-testid": "audit-result", "aria-live": "polite", "aria-label": "Audit result", tabindex: 0 });
   const downloads = h("p", { class: "downloads", "data-testid": "downloads" });
+  let nameOfPlayer = null;
+  const analysis = analysisPanel(tableId, { show: (v) => show(v), nameOf: (id) => (nameOfPlayer ? nameOfPlayer(id) : id) });
   const step = (label, testid, fn) => h("button", { type: "button", class: "secondary", "data-testid": testid, onclick: fn }, label);
 
   replace(
@@ -140,6 +143,7 @@ export function replayPage(main, tableId, { showError, at: wanted }) {
             h("button", { type: "button", "data-testid": "run-audit", onclick: () => runAudit() }, "Run audit"),
             audit,
           ),
+          analysis.panel,
           h("section", { class: "panel", "aria-labelledby": "export-title" }, h("h2", { id: "export-title" }, "Export"), downloads),
         ),
       ),
@@ -328,6 +332,7 @@ export function replayPage(main, tableId, { showError, at: wanted }) {
       slider.max = String(head);
       const view = body.table;
       const nameOf = namer(view, null);
+      nameOfPlayer = nameOf;
       replace(
         main.querySelector("#replay-title"),
         `Replay: ${view.name || { money: "Money table", match: "Match", chouette: "Chouette" }[view.kind] || "table"}`,
