@@ -12,6 +12,7 @@ flow, the statuses it really answers with, its parameters and examples of its re
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import msgspec
@@ -866,7 +867,7 @@ def build_spec() -> dict[str, Any]:
             {"name": "Reference", "description": "This document."},
             {"name": "Page", "description": "The web client, for a browser."},
         ],
-        "paths": paths | openapi_analysis.paths(),
+        "paths": paths | openapi_analysis.paths(sys.modules[__name__]),
         "components": {
             "schemas": _components(),
             "securitySchemes": {

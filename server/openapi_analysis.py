@@ -71,9 +71,8 @@ class Analysis(msgspec.Struct, kw_only=True):
     games: list[AnalysisGame]
 
 
-def paths() -> dict[str, Any]:
-    from server import openapi as o
-
+def paths(o: Any) -> dict[str, Any]:
+    """The operation, made with the pieces of :mod:`server.openapi` (passed in: ``o``)."""
     return {
         "/tables/{table_id}/analysis": {
             "get": o._op(
