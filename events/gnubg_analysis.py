@@ -40,6 +40,7 @@ __all__ = [
     "analyse_with_cli",
     "analyse_with_module",
     "cli_path",
+    "module_data",
     "parse_export",
 ]
 
@@ -104,13 +105,24 @@ def _quiet() -> Iterator[None]:
         os.close(devnull)
 
 
+def module_data() -> Path:
+    """The directory of the module's neural nets and bearoff databases."""
+    import gnubg
+
+    return Path(gnubg.__file__).parent / "data"
+
+
 def cli_path() -> str | None:
     """The ``gnubg`` program, if installed (Debian installs it in /usr/games)."""
     return shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")
 
 
-def analyse_with_cli(mat_text: str, ply: int = 0, timeout: float = 600) -> list[str]:
-    """The same analysis by the ``gnubg`` program (``gnubg -t -q``) in a subprocess."""
+def analyse_with_cli(
+    mat_text: str, ply: int = 0, timeout: float = 600, data: Path | None = None
+) -> list[str]:
+    """The same analysis by the ``gnubg`` program (``gnubg -t -q``) in a subprocess;
+    ``data``: the directory of the neural nets and bearoff databases it loads (``-P``; by
+    default its own)."""
     program = cli_path()
     if program is None:
         raise FileNotFoundError("the gnubg program is not installed (apt-get install gnubg)")
@@ -119,7 +131,7 @@ def analyse_with_cli(mat_text: str, ply: int = 0, timeout: float = 600) -> list[
         mat.write_text(mat_text)
         script = "\n".join(_commands(mat, out, ply)) + "\n"
         subprocess.run(
-            [program, "-t", "-q"],
+            [program, "-t", "-q", "-r", *(["-P", str(data)] if data else [])],
             input=script,
             capture_output=True,
             text=True,
