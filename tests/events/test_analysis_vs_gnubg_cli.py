@@ -11,9 +11,9 @@ plays, and the cube decisions both count): the equity lost is the same to the 0.
 at least half of the decisions, within 0.020 for 90 %, the largest difference 0.080; the best
 play differs in 5 of the 353 positions (1.4 %); a few bear-offs are listed with a single
 candidate (a forced play) by one build and not by the other. The tolerances below are those
-figures with a margin (what one build's weights may honestly disagree with the other's); the same decisions must be found
-at the same events with the same actions, which checks the read model's mapping of GNU
-Backgammon's analysis onto our events against the program itself.
+figures with a margin (what one build's weights may honestly disagree with the other's). The
+same decisions must be found at the same events with the same actions: that checks the read
+model's mapping of GNU Backgammon's analysis onto our events against the program itself.
 """
 
 from __future__ import annotations
