@@ -1,7 +1,9 @@
-"""Benchmark: a bot's decision latency at 0-ply, ``basic`` beside ``gnubg``.
+"""Benchmark: a bot's decision latency at 0-ply, ``basic`` beside ``gnubg``; and the analysis's
+throughput beside GNU Backgammon's own ``analyse match``.
 
-    python bench/bots.py            # 2,000 positions with a throw each
-    python bench/bots.py --quick    # 300
+    python bench/bots.py            # 2,000 positions with a throw each; 10 matches analysed
+    python bench/bots.py --quick    # 300; 3 matches
+    python bench/bots.py --ply 1    # the analysis at 1-ply (default 0)
 
 The positions come from seeded random games (tests/engine_corpus.py), each with a throw that
 has two or more legal plays, built before anything is timed. Each decision is what a bot's
@@ -9,9 +11,22 @@ worker computes for a checker play (:meth:`events.bots.Brain.play` on the legal 
 generation included) and for a cube decision before rolling (``double``), timed one by one with
 ``perf_counter_ns``. Prints one JSON object: ``<strength>_<decision>_ms_p50``/``_p99``/``_mean``.
 
-Not measured yet (issue 14's benchmark asks for them too): analysis throughput beside GNU
-Backgammon's ``analyse match``, and the server's command p99 with 50 bot tables beside 200
-human-pace tables.
+**Analysis** (with the extra): seeded 5-point matches between basic bots, exported as ``.mat``
+(events/mat_export.py), analysed at the ply three ways, each timed on the same matches:
+
+- ``analysis_ours``: :func:`events.analysis.analyse_table` from the events, as the server's
+  worker and ``chouette analyse`` run it (export, GNU Backgammon's module analysing in this
+  process, its text export read back onto the players and events);
+- ``analysis_module_gnubg``: the module's ``import mat`` / ``analyse match`` / ``export match
+  text`` alone (what ours costs beyond it is the reading back);
+- ``analysis_gnubg_cli``: Debian's ``gnubg -t -q`` (1.07) doing the same on the same ``.mat``,
+  a process per match (when the program is installed: ``apt-get install gnubg``).
+
+Throughput is decisions per second: the decisions the analysis rates (unforced checker plays and
+close or actual cube decisions, the same count for all three) over the wall time.
+
+Not here: the server's command p99 with bot tables beside human-pace tables (bench/server.py's
+driver; see docs/bots.md).
 """
 
 from __future__ import annotations
@@ -27,12 +42,18 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "events"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bot_play import play_table
 from engine_corpus import ROLLS, random_game_positions
 
 from engine.moves import legal_plays
-from events.bots import CubeContext, brain_for, gnubg_available
+from events import types as e
+from events.analysis import analyse_table
+from events.bots import BasicBrain, Brain, CubeContext, brain_for, gnubg_available
+from events.gnubg_analysis import analyse_with_cli, analyse_with_module, cli_path
+from events.mat_export import export_mat
 
 
 def _ms(samples: list[int]) -> dict[str, float]:
@@ -47,6 +68,7 @@ def _ms(samples: list[int]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--ply", type=int, choices=(0, 1, 2), default=0, help="analysis ply")
     args = parser.parse_args()
     count = 300 if args.quick else 2000
     rng = random.Random(14)
@@ -82,7 +104,54 @@ def main() -> None:
                 out[f"{strength}_{decision}_ms_{key}"] = value
     if "gnubg" not in strengths:
         out["gnubg"] = "not installed: pip install 'chouette[gnubg]'"
+    else:
+        out.update(_analysis(3 if args.quick else 10, args.ply))
     print(json.dumps(out, indent=2))
+
+
+def _analysis(matches: int, ply: int) -> dict[str, Any]:
+    """Analysis throughput: ours, the module's own analysis alone, Debian's program."""
+    tables = []
+    for seed in range(matches):
+        brains: dict[str, Brain] = {"ann": BasicBrain(), "bob": BasicBrain()}
+        table = play_table(
+            "match", brains, games=99, options=e.TableOptions(match_length=5), seed=100 + seed
+        )
+        events = [ev for step in table.steps for ev in step.events]
+        tables.append((events, export_mat(events)))
+    analyse_with_module(tables[0][1], ply)  # warm: the module loads its nets and databases
+    decisions = 0
+    moves = 0
+    t0 = time.perf_counter()
+    for events, _ in tables:
+        doc = analyse_table(events, ply)
+        decisions += sum(len(g["decisions"]) for g in doc["games"])
+    ours = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for _, mat in tables:
+        moves += sum(text.count("\nMove number ") for text in analyse_with_module(mat, ply))
+    module = time.perf_counter() - t0
+    out: dict[str, Any] = {
+        "analysis_ply": ply,
+        "analysis_matches": matches,
+        "analysis_decisions": decisions,
+        "analysis_moves": moves,
+        "analysis_ours_s": round(ours, 3),
+        "analysis_ours_decisions_per_s": round(decisions / ours, 1),
+        "analysis_module_gnubg_s": round(module, 3),
+        "analysis_module_gnubg_decisions_per_s": round(decisions / module, 1),
+    }
+    if cli_path() is None:
+        out["analysis_gnubg_cli"] = "not installed: apt-get install gnubg"
+        return out
+    t0 = time.perf_counter()
+    for _, mat in tables:
+        analyse_with_cli(mat, ply)
+    cli = time.perf_counter() - t0
+    out["analysis_gnubg_cli_s"] = round(cli, 3)
+    out["analysis_gnubg_cli_decisions_per_s"] = round(decisions / cli, 1)
+    out["analysis_ours_vs_gnubg_cli"] = round(cli / ours, 2)
+    return out
 
 
 if __name__ == "__main__":
