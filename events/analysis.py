@@ -22,6 +22,9 @@ member) come from that member's record; the checker plays and rolls come from th
 whoever was captain when they were made, credited to the acting captain (the captaincy passes
 when a captain drops) and to the box.
 
+GNU Backgammon sometimes reads a move the record does not have (a double after the drop that
+ended a game): matching no event, it is left out (``unmatched`` counts them per game).
+
 Each decision carries the event ``version`` it was made at (the replay's jump point), and a
 ``mark``: ``blunder`` from 0.08 EMG lost, ``error`` from 0.04 (GNU Backgammon's "very bad" and
 "doubtful" thresholds).
@@ -121,6 +124,7 @@ class _Game:
         self.number = number
         self.decisions: list[dict[str, Any]] = []
         self.tallies: dict[str, _Tally] = {}
+        self.unmatched = 0
 
     def tally(self, player: str) -> _Tally:
         return self.tallies.setdefault(player, _Tally())
@@ -164,21 +168,24 @@ def _read_game(
     decision is credited to (``what``: ``play`` or ``cube``), or None to leave it out."""
     exported = parse_export(text)
     at = 0
-    last: int | None = versions[0] if versions else None
     for block in exported.blocks:
         kind = _KINDS.get(block.verb)
         if kind is None or block.player not in _NAMES:
             continue
         seat = _NAMES.index(block.player)
-        # The action this block analyses: the next of its kind by its player. (A block GNU
-        # Backgammon adds from its reading of the record, such as a second double after a
-        # drop that ends the game, keeps the last version found.)
-        version = last
+        # The action this block analyses: the next of its kind by its player (a beaver is
+        # recorded for GNU Backgammon as the doubled player's own double). A block GNU
+        # Backgammon adds from its reading of the record, such as a double after the drop that
+        # ended the game, matches none: it is no decision of the game, left out and counted.
+        kinds = ("double", "beaver") if kind == "double" else (kind,)
+        version = None
         for i in range(at, len(actions)):
-            if actions[i].kind == kind and actions[i].player == seat:
+            if actions[i].kind in kinds and actions[i].player == seat:
                 version, at = versions[i], i + 1
-                last = version
                 break
+        if version is None:
+            game.unmatched += 1
+            continue
         base = {"game": game.number, "move": block.number, "version": version, "cube": cube}
         cube_player = credit(seat, "cube", version)
         for what, action, best, lost in _cube_decisions(block):
@@ -334,7 +341,7 @@ def analyse_table(
         state = evolve(state, ev)
     totals: dict[str, _Tally] = {}
     for game in games:
-        game.decisions.sort(key=lambda d: (d["version"] or 0, d["move"], d["cube"] or ""))
+        game.decisions.sort(key=lambda d: (d["version"], d["move"], d["cube"] or ""))
         for player, t in game.tallies.items():
             totals.setdefault(player, _Tally()).add(t)
     return {
@@ -352,6 +359,7 @@ def analyse_table(
                 "number": g.number,
                 "players": {p: t.doc() for p, t in sorted(g.tallies.items())},
                 "decisions": g.decisions,
+                "unmatched": g.unmatched,
             }
             for g in sorted(games, key=lambda g: g.number)
             if g.tallies

@@ -37,9 +37,7 @@ class AnalysisDecision(msgspec.Struct, kw_only=True):
 
     game: int
     move: Annotated[int, Meta(description="GNU Backgammon's move number in the game.")]
-    version: Annotated[
-        int | None, Meta(description="The table's event version of the decision (replay).")
-    ]
+    version: Annotated[int, Meta(description="The table's event version of the decision.")]
     cube: Annotated[str | None, Meta(description="A chouette: whose cube (the team member's id).")]
     player: Annotated[str, Meta(description="Who decided (a chouette's captain for the team).")]
     kind: Literal["play", "double", "take"]
@@ -56,6 +54,9 @@ class AnalysisGame(msgspec.Struct, kw_only=True):
     number: int
     players: dict[str, AnalysisFigures]
     decisions: list[AnalysisDecision]
+    unmatched: Annotated[
+        int, Meta(description="Moves GNU Backgammon read that match no event (left out).")
+    ]
 
 
 class Analysis(msgspec.Struct, kw_only=True):
