@@ -3,16 +3,18 @@
 ``GET /tables/{id}/analysis?ply=N`` (and ``chouette analyse``) read :func:`events.analysis.
 analyse_table`'s document. :class:`Analyses` computes it in a **process pool** of
 ``CHOUETTE_ANALYSIS_WORKERS`` processes (GNU Backgammon's module keeps one current match per
-process, and its analysis would hold the event loop for seconds), one request per table and ply
-at a time (a second asking meanwhile waits for the first's result), and keeps it in the table
-``analyses`` (migration 018) for the table's log up to its last game end: until another game
-ends, the analysis is read from there. The table's log is only read.
+process, and its analysis would hold the event loop for seconds), within
+``CHOUETTE_ANALYSIS_TIMEOUT`` seconds (a worker that takes longer is killed: 503), one request
+per table and ply at a time (a second asking meanwhile waits for the first's result), and keeps
+it in the table ``analyses`` (migration 018) for the table's log up to its last game end: until
+another game ends, the analysis is read from there. The table's log is only read.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import multiprocessing
 from collections.abc import Sequence
 
@@ -64,9 +66,10 @@ class Analyses:
     """The analyses of one server process's requests: computed in its pool, kept in the
     database."""
 
-    def __init__(self, store: EventStore, workers: int = 1) -> None:
+    def __init__(self, store: EventStore, workers: int = 1, timeout: float = 300.0) -> None:
         self.store = store
         self.workers = workers
+        self.timeout = timeout
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._running: dict[tuple[str, int], asyncio.Future[bytes]] = {}
 
@@ -118,12 +121,22 @@ class Analyses:
                 return str(row[0]).encode()
         loop = asyncio.get_running_loop()
         try:
-            doc = await loop.run_in_executor(
+            future = loop.run_in_executor(
                 self._executor(), analyse_worker, events[: max(upto, 1)], ply
             )
-        except concurrent.futures.process.BrokenProcessPool:
-            self._pool = None  # a worker died: the next request starts a fresh pool
-            raise
+            async with asyncio.timeout(self.timeout):
+                doc = await future
+        except (TimeoutError, concurrent.futures.process.BrokenProcessPool) as exc:
+            # A hung or dead worker: killed, and the next request starts a fresh pool.
+            self._reset()
+            why = (
+                f"took longer than {self.timeout:g} s"
+                if isinstance(exc, TimeoutError)
+                else "stopped"
+            )
+            raise Problem(
+                503, "analysis-failed", "Analysis failed", f"the analysis {why}: try again later"
+            ) from None
         if version:
             await pool.execute(
                 "INSERT INTO analyses (table_id, ply, version, doc) VALUES ($1, $2, $3, $4::jsonb)"
@@ -137,10 +150,17 @@ class Analyses:
             )
         return doc
 
+    def _reset(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        for process in list(getattr(pool, "_processes", {}).values()):
+            with contextlib.suppress(Exception):
+                process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        self._reset()
 
 
 ANALYSES = web.AppKey("analyses", Analyses)

@@ -148,7 +148,9 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     await bots.start(store.pool)
     app[BOTS] = bots
     app[record_handlers.AUDITS] = AuditCache(store)
-    app[analysis.ANALYSES] = analysis.Analyses(store, config.analysis_workers)
+    app[analysis.ANALYSES] = analysis.Analyses(
+        store, config.analysis_workers, config.analysis_timeout
+    )
     signing = await asyncio.to_thread(load_signing_key, config)
     assert signing is not None  # created when missing
     app[heads.HEADS] = heads.Heads(store, HeadsSigner(signing))

@@ -194,6 +194,9 @@ class Config:
     analysis_workers: int = 1
     """Processes analysing games off the event loop (`CHOUETTE_ANALYSIS_WORKERS`;
     server/analysis.py, docs/analysis.md)."""
+    analysis_timeout: float = 300.0
+    """Seconds an analysis may take before its worker is killed and the request answered 503
+    (`CHOUETTE_ANALYSIS_TIMEOUT`)."""
     gnubg_ply: int = 0
     """The ply of GNU Backgammon's evaluation for bots of the ``gnubg`` strength, 0 to 3
     (`CHOUETTE_GNUBG_PLY`)."""
@@ -253,6 +256,7 @@ class Config:
             ("bot_timeout", parse_duration),
             ("gnubg_ply", int),
             ("analysis_workers", int),
+            ("analysis_timeout", parse_duration),
         )
         for key, conv in converters:
             raw = env.get(f"CHOUETTE_{key.upper()}")

@@ -99,7 +99,10 @@ def paths(o: Any) -> dict[str, Any]:
                         "The server has no GNU Backgammon module: install the extra, `pip"
                         " install 'chouette[gnubg]'` (`analysis-unavailable`)"
                     ),
-                    503: o._problem(o.UNAVAILABLE),
+                    503: o._problem(
+                        f"{o.UNAVAILABLE}; or the analysis took longer than the server allows"
+                        " (`CHOUETTE_ANALYSIS_TIMEOUT`) or its worker stopped (`analysis-failed`)"
+                    ),
                 },
                 parameters=[
                     o.TABLE,

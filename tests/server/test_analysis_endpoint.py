@@ -4,6 +4,7 @@ bad input refused; and a server without the extra answers 501 naming it."""
 
 from __future__ import annotations
 
+import random
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -121,3 +122,36 @@ async def test_a_server_without_the_extra_answers_501_naming_it(
                 assert r.status == 201
     finally:
         server.stop()
+
+
+async def _finished_money_table(api: Api) -> str:
+    """A money table whose one game was played to its end by legal plays."""
+    ann, bob = await api.register(), await api.register()
+    table = await api.create_table(ann, "money")
+    await api.ok(ann, table, "join")
+    await api.ok(bob, table, "join")
+    await api.ok(ann, table, "roll")
+    users = {ann.account_id: ann, bob.account_id: bob}
+    end = await api.play_out(table, users, random.Random(3))
+    assert not end["in_game"]
+    return table
+
+
+async def test_analyses_are_rate_limited_and_bounded_in_time(
+    make_api: Callable[..., Awaitable[Api]],
+) -> None:
+    from server.config import Rate
+
+    api = await make_api(rate_limits=True, rate_analyses=Rate(1, 3600), analysis_timeout=0.001)
+    table = await _finished_money_table(api)
+    store = api.app[TABLES].store  # type: ignore[index]
+    version = len(await store.read_stream(table_stream(table)))
+    # Longer than the server allows (a thousandth of a second): the worker is killed, 503.
+    r = await api.request("GET", f"/tables/{table}/analysis")
+    assert r.status == 503, r.body
+    assert "longer than" in r.body["detail"]
+    # Over the rate: 429, before any work.
+    r = await api.request("GET", f"/tables/{table}/analysis")
+    assert r.status == 429 and "analyses" in r.body["detail"]
+    assert len(await store.read_stream(table_stream(table))) == version
+    assert await store.pool.fetchval("SELECT count(*) FROM analyses") == 0
