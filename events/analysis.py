@@ -144,8 +144,9 @@ def _cube_decisions(block: Block) -> list[tuple[str, str, str, float]]:
         worth = min(cube.double_take, cube.double_pass)
         actual = worth if doubled else cube.no_double
         lost = max(cube.no_double, worth) - actual
-        best = "double" if cube.should_double else "no double"
-        return [("double", "double" if doubled else "no double", best, lost)]
+        verb = "redouble" if "redouble" in cube.proper.lower() else "double"
+        best = verb if cube.should_double else f"no {verb}"
+        return [("double", verb if doubled else f"no {verb}", best, lost)]
     if kind in ("take", "drop", "beaver"):
         took = kind != "drop"
         lost = 0.0 if took == cube.should_take else abs(cube.double_take - cube.double_pass)

@@ -43,7 +43,7 @@ class AnalysisDecision(msgspec.Struct, kw_only=True):
     kind: Literal["play", "double", "take"]
     dice: list[int] | None = None
     action: Annotated[
-        str, Meta(description="What they did: a play, `double`, `no double`, `take`, `drop`...")
+        str, Meta(description="A play, `(no) double`, `(no) redouble`, `take`, `drop`, `beaver`")
     ]
     best: Annotated[str, Meta(description="GNU Backgammon's best action at the ply.")]
     equity_lost: Annotated[float, Meta(ge=0, description="EMG (cubeful, normalised in a match).")]

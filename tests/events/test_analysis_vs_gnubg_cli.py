@@ -72,7 +72,7 @@ def test_our_equity_losses_are_gnubgs_own_within_the_builds_difference() -> None
             assert mine[k]["action"] == gnu[k]["action"], k
             diffs.append(abs(float(mine[k]["equity_lost"]) - float(gnu[k]["equity_lost"])))  # type: ignore[arg-type]
         # Every double offered and every answer to one is analysed by both.
-        actual = {"double", "take", "drop", "beaver"}
+        actual = {"double", "redouble", "take", "drop", "beaver"}
         assert {k for k, d in mine.items() if d["action"] in actual} == {
             k for k, d in gnu.items() if d["action"] in actual
         }
