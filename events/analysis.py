@@ -83,9 +83,17 @@ def units_of(events: Sequence[e.Event]) -> int:
     return len(dict.fromkeys(m for g in log.games for m in g.members))
 
 
-def _renamed(record: MatMatch) -> MatMatch:
+def _renamed(record: MatMatch, options: e.TableOptions) -> MatMatch:
+    """The record with neutral names, and the money rules in its header (a chouette member's
+    record has none: GNU Backgammon is told them, :func:`events.gnubg_analysis._rules`)."""
     games = tuple(dataclasses.replace(g, names=_NAMES) for g in record.games)
-    return dataclasses.replace(record, players=_NAMES, games=games)
+    header = [(k, v) for k, v in record.header if k not in ("Jacoby", "Beaver")]
+    if not record.length:
+        header += [
+            ("Jacoby", "On" if options.jacoby else "Off"),
+            ("Beaver", "On" if options.beavers else "Off"),
+        ]
+    return dataclasses.replace(record, players=_NAMES, games=games, header=tuple(header))
 
 
 class _Tally:
@@ -246,7 +254,7 @@ def _duel(
     log = table_log(events)
     played = [g for g in log.games if g.how != "unplayed"]
     record = match_record(events)
-    texts = run(write_mat(_renamed(record)), ply) if played else []
+    texts = run(write_mat(_renamed(record, log.options)), ply) if played else []
     progress(1)
     games: list[_Game] = []
     for g, text, mat_game in zip(played, texts, record.games, strict=False):
@@ -292,7 +300,7 @@ def _chouette(
     for member in members:
         theirs = [g for g in log.games if member in g.members]
         record = member_record(events, member)
-        texts = run(write_mat(_renamed(record)), ply) if record.games else []
+        texts = run(write_mat(_renamed(record, log.options)), ply) if record.games else []
         progress(1)
         for g, text in zip(theirs, texts, strict=False):
             if not g.ended_at:

@@ -48,10 +48,24 @@ _THREADS = "set threads 1"
 """The module's analysis hangs with its default worker threads in a library build."""
 
 
+def _rules(mat_text: str) -> list[str]:
+    """The money rules the record's header states (``; [Jacoby "On"]``, ``; [Beaver "Off"]``),
+    as commands: GNU Backgammon's ``import mat`` reads them from its own settings, which any
+    earlier use of the module in the process may have changed."""
+    said = dict(re.findall(r'^; \[(Jacoby|Beaver) "(On|Off)"\]', mat_text, re.MULTILINE))
+    return [
+        "set cube use on",
+        "set automatic doubles 0",
+        f"set jacoby {said.get('Jacoby', 'Off').lower()}",
+        f"set beavers {said.get('Beaver', 'Off').lower()}",
+    ]
+
+
 def _commands(mat: Path, out: Path, ply: int) -> list[str]:
     return [
         _THREADS,
         "set confirm new off",
+        *_rules(mat.read_text()),
         f"import mat {mat}",
         f"set analysis chequerplay evaluation plies {ply}",
         f"set analysis cubedecision evaluation plies {ply}",
