@@ -26,7 +26,8 @@ The module is imported lazily, on a brain's first use, so that the server runs w
   after the Crawford game (the leader's cube is worthless), nobody doubles in the Crawford game
   or a cube that is already dead, and a leader at 1-away takes only when winning is at least
   as likely as it needs to be at that score.
-- **Resignations:** accepted when the offer pays at least the answerer's cubeless equity.
+- **Resignations:** accepted when the offer pays at least the answerer's cubeless equity; in a
+  match, when the offerer's chance of the match after it is no better than playing on.
 """
 
 from __future__ import annotations
@@ -200,6 +201,17 @@ class GnubgBrain:
         return taker >= take_point
 
     def accept(self, position: Position, level: int, cube: Any) -> bool:
+        if cube.match_length:
+            # The offerer's chance of the match if accepted, against playing on (the cube
+            # as it is): accepted when it leaves the offerer no better off than playing on.
+            playing_on = match_cube(probabilities(position, self.ply), cube)[0]
+            away, other = cube.match_length - cube.score[0], cube.match_length - cube.score[1]
+            post = not cube.crawford and (away == 1 or other == 1)
+            # Accepted, the answerer scores the offer.
+            accepted = match_winning_chance(
+                cube.match_length, away, other - level * cube.value, post
+            )
+            return accepted <= playing_on + 1e-9
         equity = probabilities(position, self.ply)[5]
         return level >= -equity - 1e-9
 

@@ -109,6 +109,19 @@ def test_in_a_match_its_cube_follows_the_match_equity_not_the_money_window() -> 
     assert not brain.double(pos, CubeContext(match_length=5, score=(3, 4), crawford=True))
 
 
+def test_in_a_match_it_accepts_a_resignation_by_match_equity() -> None:
+    brain = GnubgBrain(0)
+    # The offerer (on roll) is being backgammoned: for money a single is not enough...
+    lost = Position.from_points({24: 3, 23: 3, 22: 3, 13: 6}, {6: 1})
+    assert not brain.accept(lost, 1, _money())
+    # ...but a single wins the match for an answerer at 1-away: taken.
+    assert brain.accept(lost, 1, CubeContext(match_length=5, score=(2, 4)))
+    # Far from the end, the backgammon is worth more than a single or a gammon: declined.
+    early = CubeContext(match_length=11, score=(0, 0))
+    assert not brain.accept(lost, 1, early) and not brain.accept(lost, 2, early)
+    assert brain.accept(lost, 3, early)
+
+
 def test_match_winning_chances_are_gnubgs_table() -> None:
     # GNU Backgammon's table: 1-away against 1-away is 50 %; post-Crawford, the trailer at
     # 2-away has a little under 50 % (the free drop); the trailer always below the leader.
