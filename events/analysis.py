@@ -250,10 +250,10 @@ def _read_game(
 
 def _duel(
     events: Sequence[e.Event], ply: int, run: Analyser, progress: Callable[[int], None]
-) -> list[_Game]:
+) -> tuple[list[_Game], dict[str, str]]:
     log = table_log(events)
     played = [g for g in log.games if g.how != "unplayed"]
-    record = match_record(events)
+    record = match_record(events, log)
     texts = run(write_mat(_renamed(record, log.options)), ply) if played else []
     progress(1)
     games: list[_Game] = []
@@ -274,7 +274,7 @@ def _duel(
 
         _read_game(game, text, actions, versions, credit, None)
         games.append(game)
-    return games
+    return games, log.names
 
 
 def _captains(events: Sequence[e.Event]) -> dict[int, str]:
@@ -292,7 +292,7 @@ def _captains(events: Sequence[e.Event]) -> dict[int, str]:
 
 def _chouette(
     events: Sequence[e.Event], ply: int, run: Analyser, progress: Callable[[int], None]
-) -> list[_Game]:
+) -> tuple[list[_Game], dict[str, str]]:
     log = chouette_log(events)
     captains = _captains(events)
     games = {g.number: _Game(g.number) for g in log.games}
@@ -317,7 +317,7 @@ def _chouette(
                 return str(g.box) if seat == 0 else member
 
             _read_game(games[g.number], text, mine.actions, mine.versions, credit, member)
-    return list(games.values())
+    return list(games.values()), log.names
 
 
 def analyse_table(
@@ -342,12 +342,9 @@ def analyse_table(
     analyser = run or analyse_with_module
     step = progress or (lambda n: None)
     if created.kind == "chouette":
-        games = _chouette(events, ply, analyser, step)
+        games, names = _chouette(events, ply, analyser, step)
     else:
-        games = _duel(events, ply, analyser, step)
-    state = TableState()
-    for ev in events:
-        state = evolve(state, ev)
+        games, names = _duel(events, ply, analyser, step)
     totals: dict[str, _Tally] = {}
     for game in games:
         game.decisions.sort(key=lambda d: (d["version"], d["move"], d["cube"] or ""))
@@ -357,12 +354,10 @@ def analyse_table(
         "table": created.table_id,
         "kind": created.kind,
         "ply": ply,
-        "version": state.version,
+        "version": len(events),  # a stream's versions are 1, 2, 3...
         "engine": "GNU Backgammon",
         "thresholds": {"blunder": BLUNDER, "error": ERROR},
-        "players": {
-            p: {"name": state.display_name(p), **t.doc()} for p, t in sorted(totals.items())
-        },
+        "players": {p: {"name": names.get(p, p), **t.doc()} for p, t in sorted(totals.items())},
         "games": [
             {
                 "number": g.number,

@@ -19,7 +19,7 @@ import msgspec
 
 from engine.matfile import MatAction, MatGame, MatMatch, write_mat
 from events import types as e
-from events.gamelog import chouette_log, table_log
+from events.gamelog import TableLog, chouette_log, table_log
 
 __all__ = [
     "chouette_json",
@@ -33,9 +33,10 @@ __all__ = [
 ]
 
 
-def match_record(events: Sequence[e.Event]) -> MatMatch:
-    """The table's games as a :class:`~engine.matfile.MatMatch` (money play: a 0 point match)."""
-    log = table_log(events)
+def match_record(events: Sequence[e.Event], log: TableLog | None = None) -> MatMatch:
+    """The table's games as a :class:`~engine.matfile.MatMatch` (money play: a 0 point match);
+    ``log``: the events' :func:`~events.gamelog.table_log`, if the caller has it already."""
+    log = log if log is not None else table_log(events)
     games: list[MatGame] = []
     notes: list[tuple[str, str]] = [
         ("Site", "chouette"),
