@@ -17,10 +17,11 @@ generation included) and for a cube decision before rolling (``double``), timed 
 - ``analysis_ours``: :func:`events.analysis.analyse_table` from the events, as the server's
   worker and ``chouette analyse`` run it (export, GNU Backgammon's module analysing in this
   process, its text export read back onto the players and events);
-- ``analysis_module_gnubg``: the module's ``import mat`` / ``analyse match`` / ``export match
-  text`` alone (what ours costs beyond it is the reading back);
+- ``analysis_module_gnubg``: of that, the time in the module's ``import mat`` / ``analyse
+  match`` / ``export match text`` (the rest is exporting and reading back);
 - ``analysis_gnubg_cli``: Debian's ``gnubg -t -q`` (1.07) doing the same on the same ``.mat``,
-  a process per match (when the program is installed: ``apt-get install gnubg``).
+  a process per match (its evaluation cache starts empty in each, as the module's did), when
+  the program is installed (``apt-get install gnubg``).
 
 Throughput is decisions per second: the decisions the analysis rates (unforced checker plays and
 close or actual cube decisions, the same count for all three) over the wall time.
@@ -119,18 +120,28 @@ def _analysis(matches: int, ply: int) -> dict[str, Any]:
         )
         events = [ev for step in table.steps for ev in step.events]
         tables.append((events, export_mat(events)))
-    analyse_with_module(tables[0][1], ply)  # warm: the module loads its nets and databases
+    # Warm: the module loads its nets and databases (on another match: GNU Backgammon keeps
+    # an evaluation cache, and a position analysed twice would be timed warm).
+    brains: dict[str, Brain] = {"ann": BasicBrain(), "bob": BasicBrain()}
+    warm = play_table("match", brains, games=99, options=e.TableOptions(match_length=1), seed=99)
+    analyse_with_module(export_mat([ev for step in warm.steps for ev in step.events]), ply)
     decisions = 0
     moves = 0
+    module = 0.0
+
+    def run(mat: str, ply: int) -> list[str]:
+        nonlocal module, moves
+        t = time.perf_counter()
+        texts = analyse_with_module(mat, ply)
+        module += time.perf_counter() - t
+        moves += sum(text.count("\nMove number ") for text in texts)
+        return texts
+
     t0 = time.perf_counter()
     for events, _ in tables:
-        doc = analyse_table(events, ply)
+        doc = analyse_table(events, ply, run=run)
         decisions += sum(len(g["decisions"]) for g in doc["games"])
     ours = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    for _, mat in tables:
-        moves += sum(text.count("\nMove number ") for text in analyse_with_module(mat, ply))
-    module = time.perf_counter() - t0
     out: dict[str, Any] = {
         "analysis_ply": ply,
         "analysis_matches": matches,
