@@ -155,3 +155,33 @@ async def test_analyses_are_rate_limited_and_bounded_in_time(
     assert r.status == 429 and "analyses" in r.body["detail"]
     assert len(await store.read_stream(table_stream(table))) == version
     assert await store.pool.fetchval("SELECT count(*) FROM analyses") == 0
+
+
+async def test_a_chouettes_analysis_through_the_server_and_requests_at_once(api: Api) -> None:
+    """A chouette's analysis (each member's cube) from the worker pool; two requests at once
+    are one computation, both answered with it."""
+    import asyncio
+
+    from events.simulate import simulate_chouette
+    from events.streams import append_steps
+
+    table = str(uuid.uuid4())
+    played = simulate_chouette(table, rng=random.Random(7), games=2, double_rate=0.2)
+    store = api.app[TABLES].store  # type: ignore[index]
+    await append_steps(store, table, [s.events for s in played.steps])
+    first, second = await asyncio.gather(
+        api.request("GET", f"/tables/{table}/analysis"),
+        api.request("GET", f"/tables/{table}/analysis"),
+    )
+    assert first.status == second.status == 200, (first.body, second.body)
+    assert first.body == second.body
+    doc = first.body
+    assert doc["kind"] == "chouette" and len(doc["players"]) >= 3
+    events = played.events[: finished_upto(played.events)]
+    expected = msgspec.json.decode(msgspec.json.encode(analyse_table(events, 0)))
+    assert doc == expected
+    cubes = {d["cube"] for g in doc["games"] for d in g["decisions"] if d["kind"] != "play"}
+    assert len(cubes) >= 2  # decisions on more than one member's cube
+    assert (
+        await store.pool.fetchval("SELECT count(*) FROM analyses WHERE table_id = $1", table) == 1
+    )
