@@ -187,7 +187,10 @@ class Lobby:
             rows = await self.store.pool.fetch(
                 "SELECT table_id, kind, name, options, created_by, players, names, max_players,"
                 " status, games, version FROM lobby_tables WHERE ($1::text IS NULL OR kind = $1)"
-                " AND status <> 'finished' ORDER BY updated_at DESC LIMIT 500",
+                " AND status <> 'finished'"
+                # Private tables are never listed (docs/social.md).
+                " AND NOT coalesce((options->>'private')::boolean, false)"
+                " ORDER BY updated_at DESC LIMIT 500",
                 kind,
             )
         return [

@@ -25,6 +25,7 @@ from server import bot_handlers as bh
 from server import handlers as h
 from server import openapi_examples as x
 from server import schemas as s
+from server import social_openapi as so
 from server.problems import PROBLEM_BASE
 
 __all__ = ["build_spec", "register_extras", "spec"]
@@ -69,6 +70,7 @@ BODIES: list[Any] = [
     s.Presence,
     s.CommandReply,
     s.CommandRefused,
+    *so.BODIES,
 ]
 """Every request and response body (and the stream messages), by the type that decodes or
 encodes it; each is a component named after its class."""
@@ -864,8 +866,9 @@ def build_spec() -> dict[str, Any]:
             {"name": "Operations", "description": "Health, metrics, the global log."},
             {"name": "Reference", "description": "This document."},
             {"name": "Page", "description": "The web client, for a browser."},
+            {"name": "Social", "description": "Profiles, ratings, leaderboards, invitations."},
         ],
-        "paths": paths,
+        "paths": paths | so.paths(),
         "components": {
             "schemas": _components(),
             "securitySchemes": {

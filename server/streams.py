@@ -37,7 +37,7 @@ from events.streams import chat_stream, decode_recorded, table_stream
 from events.subscription import LiveFeed
 from events.table import TableState
 from events.types import ChatPosted
-from server import auth, ratelimit
+from server import auth, privacy, ratelimit
 from server import handlers as h
 from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, PRESENCE, SOCKETS, TABLES
 from server.presence import Watcher
@@ -283,6 +283,8 @@ async def _admitted(request: web.Request) -> AsyncIterator[auth.Session | None]:
     address = limits.address(request)
     limits.hit("sockets_address", address)
     session = await _stream_session(request)
+    # A private table is a 404 to whoever may not see it (server/privacy.py).
+    await privacy.guard(request.app, h._table_id(request), session.account if session else None)
     with limits.socket(session.account.account_id if session else None, address):
         yield session
 
