@@ -28,6 +28,7 @@ from aiohttp import web
 from msgspec import Meta
 
 from events.errors import translate_errors
+from events.table import TableNotFoundError
 from events.types import END_OF_STRING
 from server import auth, ratelimit
 from server.handlers import current_account, decode_body, json_response
@@ -110,18 +111,38 @@ _STREAM_SUFFIXES = ("/ws", "/events")
 async def privacy_middleware(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
 ) -> web.StreamResponse:
-    """Every HTTP route of a table: a private table is a 404 to whoever may not see it, before
-    the handler looks anything up. (The streams call :func:`guard` once their ticket is
-    redeemed.)"""
+    """Every HTTP route of a table: to whoever may not see a private table, the route answers
+    exactly what it answers for a table that does not exist — the handler runs on a fresh id
+    that names no table (so a bad body, a missing token or the order of the checks tell
+    nothing), and the answer names the id that was asked for. (The streams call :func:`guard`
+    where they look the table up.)"""
     raw = request.match_info.get("table_id")
-    if raw is not None and not request.path.endswith(_STREAM_SUFFIXES):
-        try:
-            table_id = str(uuid.UUID(raw))
-        except ValueError:
-            return await handler(request)  # the handler's own 404
+    if raw is None or request.path.endswith(_STREAM_SUFFIXES):
+        return await handler(request)
+    try:
+        table_id = str(uuid.UUID(raw))
+    except ValueError:
+        return await handler(request)  # the handler's own 404
+    if await _private_creator(request.app, table_id) is None:
+        return await handler(request)
+    try:
         account = await current_account(request, required=False)
-        await guard(request.app, table_id, account)
-    return await handler(request)
+    except Problem:
+        account = None  # (the handler refuses the token itself, as for any table)
+    if await may_see(request.app, table_id, account.account_id if account else None):
+        return await handler(request)
+    decoy = str(uuid.uuid4())
+    request.match_info[_TABLE_ID] = decoy
+    try:
+        return await handler(request)
+    except TableNotFoundError:
+        raise TableNotFoundError(table_id) from None
+    except Problem as p:
+        p.detail = p.detail.replace(decoy, table_id)
+        raise
+
+
+_TABLE_ID = "table_id"
 
 
 # -- invitations ------------------------------------------------------------------------------
