@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import asyncpg
@@ -24,12 +24,13 @@ import msgspec
 
 from events import types as e
 from events.errors import translate_errors
-from events.projection import Projector, SkippedEvent, skipped_events
+from events.projection import SkippedEvent, skipped_events
 from events.store import EventStore, RecordedEvent
 from events.streams import decode_recorded, parse_stream
 from events.subscription import LiveFeed
 from server.bots import is_bot
 from server.metrics import Metrics
+from server.readmodels import ReadModel
 
 log = logging.getLogger("chouette.lobby")
 
@@ -37,29 +38,42 @@ NAME = "lobby"
 """The lobby projector's name (its checkpoints and skipped events)."""
 
 
-class LobbyProjector(Projector):
-    def __init__(
-        self, partition: int = 0, *, on_skip: Callable[[SkippedEvent], None] | None = None
-    ) -> None:
-        super().__init__(NAME, partition, on_skip=on_skip)
+class LobbyProjector(ReadModel):
+    """The lobby's projector; with a ``suffix`` it writes a copy of its table, for a rebuild
+    (server/readmodels.py)."""
 
-    async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
-        for rec in events:
-            name = parse_stream(rec.stream_id)
-            if name is None or name.kind != "table":
-                continue
-            # An undecodable event raises CorruptEventError, and one whose data the lobby's
-            # columns cannot hold asyncpg.DataError: the projector skips and records it.
-            event = decode_recorded(rec)
-            await self._apply(connection, name.table_id, rec.version, event)
+    model = NAME
+    tables = ("lobby_tables",)
+    types = frozenset(
+        {"table_created", "player_joined", "player_left", "game_started", "match_ended"}
+    )
+
+    def __init__(
+        self,
+        partition: int = 0,
+        *,
+        suffix: str = "",
+        on_skip: Callable[[SkippedEvent], None] | None = None,
+    ) -> None:
+        super().__init__(partition, suffix=suffix, on_skip=on_skip)
+
+    async def apply_event(self, conn: asyncpg.Connection, rec: RecordedEvent) -> None:
+        name = parse_stream(rec.stream_id)
+        if name is None or name.kind != "table":
+            return
+        # An undecodable event raises CorruptEventError, and one whose data the lobby's
+        # columns cannot hold asyncpg.DataError: the projector skips and records it.
+        event = decode_recorded(rec)
+        await self._apply(conn, name.table_id, rec.version, event)
 
     async def _apply(
         self, conn: asyncpg.Connection, table_id: str, version: int, event: e.Event
     ) -> None:
+        lobby = self.t("lobby_tables")
         match event:
             case e.TableCreated(kind=kind, options=o, name=name, created_by=created_by):
                 await conn.execute(
-                    "INSERT INTO lobby_tables (table_id, kind, name, options, created_by,"
+                    f"INSERT INTO {lobby} (table_id, kind, name, options, created_by,"
                     " max_players, status, version)"
                     " VALUES ($1, $2, $3, $4::jsonb, $5, $6, 'open', $7)"
                     " ON CONFLICT (table_id) DO NOTHING",
@@ -73,7 +87,7 @@ class LobbyProjector(Projector):
                 )
             case e.PlayerJoined(player=player, display_name=display_name):
                 await conn.execute(
-                    "UPDATE lobby_tables SET players = array_append(players, $2), version = $3,"
+                    f"UPDATE {lobby} SET players = array_append(players, $2), version = $3,"
                     " names = names || jsonb_build_object($2::text, $4::text),"
                     " updated_at = now() WHERE table_id = $1 AND NOT $2 = ANY(players)",
                     table_id,
@@ -83,7 +97,7 @@ class LobbyProjector(Projector):
                 )
             case e.PlayerLeft(player=player):
                 await conn.execute(
-                    "UPDATE lobby_tables SET players = array_remove(players, $2), version = $3,"
+                    f"UPDATE {lobby} SET players = array_remove(players, $2), version = $3,"
                     " updated_at = now() WHERE table_id = $1",
                     table_id,
                     player,
@@ -91,7 +105,7 @@ class LobbyProjector(Projector):
                 )
             case e.GameStarted(game=game):
                 await conn.execute(
-                    "UPDATE lobby_tables SET status = 'playing', games = $2, version = $3,"
+                    f"UPDATE {lobby} SET status = 'playing', games = $2, version = $3,"
                     " updated_at = now() WHERE table_id = $1",
                     table_id,
                     game,
@@ -99,7 +113,7 @@ class LobbyProjector(Projector):
                 )
             case e.MatchEnded():
                 await conn.execute(
-                    "UPDATE lobby_tables SET status = 'finished', version = $2, updated_at = now()"
+                    f"UPDATE {lobby} SET status = 'finished', version = $2, updated_at = now()"
                     " WHERE table_id = $1",
                     table_id,
                     version,

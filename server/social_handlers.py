@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 from aiohttp import web
@@ -20,7 +21,7 @@ from aiohttp import web
 from events.errors import translate_errors
 from server import privacy, ratelimit
 from server.handlers import _table_id, current_account, json_response, query_int
-from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, TABLES
+from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, METRICS, TABLES
 from server.problems import bad_request, not_found
 from server.profiles import ProfilesProjector, chouette_winnings, player_profile
 from server.ratings import (
@@ -44,7 +45,12 @@ _MAX_DAYS = 3660
 
 async def read_models(app: web.Application) -> AsyncIterator[None]:
     """Start the ratings and profiles projectors once the database is set up."""
-    models = ReadModels(app[TABLES].store, app[LIVE_FEED], [RatingsProjector, ProfilesProjector])
+    on_skip = app[METRICS].event_skipped  # counted in /metrics, as the lobby's
+    models = ReadModels(
+        app[TABLES].store,
+        app[LIVE_FEED],
+        [partial(RatingsProjector, on_skip=on_skip), partial(ProfilesProjector, on_skip=on_skip)],
+    )
     await models.start()
     app[READ_MODELS] = models
     try:
