@@ -39,6 +39,7 @@ READ_MODELS = web.AppKey("read_models", ReadModels)
 """The social read models' live projectors (set up with the database)."""
 
 _USERNAME = re.compile(r"[A-Za-z0-9_.-]{3,32}")
+_ACCOUNT_ID = re.compile(r"[ugb]_[0-9a-f]{8,32}")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _MAX_DAYS = 3660
 
@@ -78,10 +79,11 @@ def _limit(request: web.Request) -> None:
 
 
 async def player(request: web.Request) -> web.Response:
-    """``GET /players/{name}``: a player's profile (``?recent=`` tables, 1 to 100)."""
+    """``GET /players/{name}``: a player's profile by username (or account id), with
+    ``?recent=`` tables, 1 to 100."""
     _limit(request)
     name = request.match_info["name"]
-    if not _USERNAME.fullmatch(name):
+    if not (_USERNAME.fullmatch(name) or _ACCOUNT_ID.fullmatch(name)):
         shown = name if len(name) <= 40 else name[:40] + "..."
         raise bad_request(
             f"a username is 3 to 32 letters, digits, '_', '.' or '-', not {shown!r}", field="name"
@@ -90,8 +92,9 @@ async def player(request: web.Request) -> web.Response:
     viewer = await current_account(request, required=False)
     with translate_errors():
         row = await request.app[ACCOUNTS_POOL].fetchrow(
+            # A username, or an account id (the events name players by id): a username first.
             "SELECT account_id, username, display_name, guest, bot, created_at FROM accounts"
-            " WHERE username = $1",
+            " WHERE username = $1 OR account_id = $1 ORDER BY username = $1 DESC LIMIT 1",
             name,
         )
     if row is None:

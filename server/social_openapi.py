@@ -283,8 +283,8 @@ def paths() -> dict[str, Any]:
                     _param(
                         "name",
                         "path",
-                        {"type": "string", "pattern": "^[A-Za-z0-9_.-]{3,32}$"},
-                        "The player's username.",
+                        {"type": "string", "pattern": "^[A-Za-z0-9_.-]{3,34}$"},
+                        "The player's username, or account id (as the events name players).",
                     ),
                     _param(
                         "recent",
