@@ -18,6 +18,8 @@ same rows.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
@@ -38,6 +40,64 @@ def day_of(at: int) -> dt.date:
     return _EPOCH + dt.timedelta(days=at // 86_400_000)
 
 
+@dataclass(slots=True)
+class _Table:
+    kind: str
+    name: str
+    private: bool
+    created_at: int
+    game_started_at: int = 0
+    game_players: list[str] = field(default_factory=list)
+    dirty: bool = False
+
+
+@dataclass(slots=True)
+class _Stats:
+    games: int = 0
+    games_won: int = 0
+    matches: int = 0
+    matches_won: int = 0
+    gammons: int = 0
+    ledger: int = 0
+    ms_played: int = 0
+
+
+@dataclass(slots=True)
+class _Played:
+    kind: str
+    first_at: int
+    last_at: int
+    games: int = 0
+    ledger: int = 0
+
+
+@dataclass(slots=True)
+class _Batch:
+    """A batch's changes, gathered in memory and written in four statements: the tables'
+    rows, and the sums (games, ledgers...) to add, which add up the same however the log is
+    cut into batches."""
+
+    tables: dict[str, _Table] = field(default_factory=dict)
+    stats: dict[tuple[str, str], _Stats] = field(default_factory=dict)
+    played: dict[tuple[str, str], _Played] = field(default_factory=dict)
+    daily: dict[tuple[str, dt.date], list[int]] = field(default_factory=dict)
+
+    def stat(self, player: str, kind: str) -> _Stats:
+        key = (player, kind)
+        if key not in self.stats:
+            self.stats[key] = _Stats()
+        return self.stats[key]
+
+    def play(self, player: str, table_id: str, kind: str, at: int) -> _Played:
+        key = (player, table_id)
+        p = self.played.get(key)
+        if p is None:
+            p = self.played[key] = _Played(kind, at, at)
+        else:
+            p.first_at, p.last_at = min(p.first_at, at), max(p.last_at, at)
+        return p
+
+
 class ProfilesProjector(ReadModel):
     model = "profiles"
     tables = ("profile_tables", "profile_stats", "profile_table_players", "chouette_daily")
@@ -45,68 +105,70 @@ class ProfilesProjector(ReadModel):
         {"table_created", "player_joined", "game_started", "game_ended", "match_ended"}
     )
 
-    async def apply_event(self, conn: asyncpg.Connection, rec: RecordedEvent) -> None:
-        name = parse_stream(rec.stream_id)
-        if name is None or name.kind != "table":
+    async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
+        decoded: list[tuple[str, e.Event]] = []
+        for rec in events:
+            if rec.type not in self.types:
+                continue
+            name = parse_stream(rec.stream_id)
+            if name is None or name.kind != "table":
+                continue
+            decoded.append((name.table_id, decode_recorded(rec)))
+        if not decoded:
             return
-        table_id = name.table_id
-        event = decode_recorded(rec)
-        match event:
-            case e.TableCreated(kind=kind, options=o, name=table_name):
-                await conn.execute(
-                    f"INSERT INTO {self.t('profile_tables')} (table_id, kind, name, private,"
-                    " created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (table_id) DO NOTHING",
-                    *(table_id, kind, table_name, o.private, event.at),
-                )
-            case e.PlayerJoined(player=player):
-                tpp = self.t("profile_table_players")
-                await conn.execute(
-                    f"INSERT INTO {tpp} (player, table_id, kind, first_at, last_at)"
-                    f" SELECT $1, table_id, kind, $3, $3 FROM {self.t('profile_tables')}"
-                    " WHERE table_id = $2 ON CONFLICT (player, table_id) DO UPDATE"
-                    f" SET last_at = greatest({tpp}.last_at, excluded.last_at)",
-                    *(player, table_id, event.at),
-                )
-            case e.GameStarted(players=players):
-                await conn.execute(
-                    f"UPDATE {self.t('profile_tables')} SET game_started_at = $2,"
-                    " game_players = $3 WHERE table_id = $1",
-                    *(table_id, event.at, players),
-                )
-            case e.GameEnded():
-                await self._game_ended(conn, table_id, event)
-            case e.MatchEnded(winner=winner):
-                row = await conn.fetchrow(
-                    f"SELECT kind, game_players FROM {self.t('profile_tables')}"
-                    " WHERE table_id = $1",
-                    table_id,
-                )
-                if row is None:
-                    return
-                await conn.executemany(
-                    f"INSERT INTO {self.t('profile_stats')} (player, kind, matches, matches_won)"
-                    " VALUES ($1, $2, 1, $3) ON CONFLICT (player, kind) DO UPDATE SET"
-                    f" matches = {self.t('profile_stats')}.matches + 1,"
-                    f" matches_won = {self.t('profile_stats')}.matches_won + excluded.matches_won",
-                    [(p, row["kind"], int(p == winner)) for p in row["game_players"]],
-                )
+        batch = _Batch()
+        rows = await connection.fetch(
+            "SELECT table_id, kind, name, private, created_at, game_started_at, game_players"
+            f" FROM {self.t('profile_tables')} WHERE table_id = ANY($1)",
+            list({table_id for table_id, _ in decoded}),
+        )
+        for r in rows:
+            batch.tables[r["table_id"]] = _Table(
+                r["kind"],
+                r["name"],
+                r["private"],
+                r["created_at"],
+                r["game_started_at"],
+                list(r["game_players"]),
+            )
+        for table_id, event in decoded:
+            self._apply(batch, table_id, event)
+        await self._write(connection, batch)
 
-    async def _game_ended(self, conn: asyncpg.Connection, table_id: str, ev: e.GameEnded) -> None:
+    def _apply(self, batch: _Batch, table_id: str, event: e.Event) -> None:
+        if isinstance(event, e.TableCreated):
+            if table_id not in batch.tables:
+                o = event.options
+                batch.tables[table_id] = _Table(
+                    event.kind, event.name, o.private, event.at, dirty=True
+                )
+            return
+        table = batch.tables.get(table_id)
+        if table is None:
+            return  # no table_created (or it was skipped): nothing to count it under
+        match event:
+            case e.PlayerJoined(player=player):
+                batch.play(player, table_id, table.kind, event.at)
+            case e.GameStarted(players=players):
+                table.game_started_at, table.game_players = event.at, list(players)
+                table.dirty = True
+            case e.GameEnded():
+                self._game_ended(batch, table_id, table, event)
+            case e.MatchEnded(winner=winner):
+                for p in table.game_players:
+                    st = batch.stat(p, table.kind)
+                    st.matches += 1
+                    st.matches_won += int(p == winner)
+
+    @staticmethod
+    def _game_ended(batch: _Batch, table_id: str, table: _Table, ev: e.GameEnded) -> None:
         if ev.how == "unplayed":
             return
-        row = await conn.fetchrow(
-            f"SELECT kind, game_started_at, game_players FROM {self.t('profile_tables')}"
-            " WHERE table_id = $1",
-            table_id,
-        )
-        if row is None:
-            return
-        kind: str = row["kind"]
+        kind = table.kind
         amounts: dict[str, int] = {}
         for s in ev.settlements:
             amounts[s.player] = amounts.get(s.player, 0) + s.amount
-        players = list(dict.fromkeys([*row["game_players"], *amounts]))
-        started: int = row["game_started_at"]
+        started = table.game_started_at
         ms = ev.at - started if started and ev.at >= started else 0
         gammons: dict[str, int] = {}
         if kind == "chouette":
@@ -115,35 +177,84 @@ class ProfilesProjector(ReadModel):
                     gammons[m.winner] = gammons.get(m.winner, 0) + 1
         elif ev.result >= 2 and ev.winner:
             gammons[ev.winner] = 1
+        for p in dict.fromkeys([*table.game_players, *amounts]):
+            amount = amounts.get(p, 0)
+            st = batch.stat(p, kind)
+            st.games += 1
+            st.games_won += int(amount > 0) if kind == "chouette" else int(p == ev.winner)
+            st.gammons += gammons.get(p, 0)
+            st.ledger += amount
+            st.ms_played += ms
+            played = batch.play(p, table_id, kind, ev.at)
+            played.games += 1
+            played.ledger += amount
+            if kind == "chouette":
+                day = batch.daily.setdefault((p, day_of(ev.at)), [0, 0])
+                day[0] += amount
+                day[1] += 1
 
-        def won(p: str) -> int:
-            return int(amounts.get(p, 0) > 0) if kind == "chouette" else int(p == ev.winner)
-
-        stats = self.t("profile_stats")
-        await conn.executemany(
-            f"INSERT INTO {stats} (player, kind, games, games_won, gammons, ledger, ms_played)"
-            " VALUES ($1, $2, 1, $3, $4, $5, $6) ON CONFLICT (player, kind) DO UPDATE SET"
-            f" games = {stats}.games + 1, games_won = {stats}.games_won + excluded.games_won,"
-            f" gammons = {stats}.gammons + excluded.gammons,"
-            f" ledger = {stats}.ledger + excluded.ledger,"
-            f" ms_played = {stats}.ms_played + excluded.ms_played",
-            [(p, kind, won(p), gammons.get(p, 0), amounts.get(p, 0), ms) for p in players],
-        )
-        tpp = self.t("profile_table_players")
-        await conn.executemany(
-            f"INSERT INTO {tpp} (player, table_id, kind, first_at, last_at, games, ledger)"
-            " VALUES ($1, $2, $3, $4, $4, 1, $5) ON CONFLICT (player, table_id) DO UPDATE SET"
-            f" last_at = greatest({tpp}.last_at, excluded.last_at), games = {tpp}.games + 1,"
-            f" ledger = {tpp}.ledger + excluded.ledger",
-            [(p, table_id, kind, ev.at, amounts.get(p, 0)) for p in players],
-        )
-        if kind == "chouette":
-            daily = self.t("chouette_daily")
+    async def _write(self, conn: asyncpg.Connection, batch: _Batch) -> None:
+        t = self.t
+        dirty = [(k, v) for k, v in batch.tables.items() if v.dirty]
+        if dirty:
             await conn.executemany(
-                f"INSERT INTO {daily} (player, day, amount, games) VALUES ($1, $2, $3, 1)"
+                f"INSERT INTO {t('profile_tables')} (table_id, kind, name, private, created_at,"
+                " game_started_at, game_players) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+                " ON CONFLICT (table_id) DO UPDATE SET game_started_at ="
+                " excluded.game_started_at, game_players = excluded.game_players",
+                [
+                    (k, v.kind, v.name, v.private, v.created_at, v.game_started_at, v.game_players)
+                    for k, v in dirty
+                ],
+            )
+        stats = t("profile_stats")
+        if batch.stats:
+            await conn.executemany(
+                f"INSERT INTO {stats} (player, kind, games, games_won, matches, matches_won,"
+                " gammons, ledger, ms_played) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+                " ON CONFLICT (player, kind) DO UPDATE SET"
+                f" games = {stats}.games + excluded.games,"
+                f" games_won = {stats}.games_won + excluded.games_won,"
+                f" matches = {stats}.matches + excluded.matches,"
+                f" matches_won = {stats}.matches_won + excluded.matches_won,"
+                f" gammons = {stats}.gammons + excluded.gammons,"
+                f" ledger = {stats}.ledger + excluded.ledger,"
+                f" ms_played = {stats}.ms_played + excluded.ms_played",
+                [
+                    (
+                        p,
+                        kind,
+                        s.games,
+                        s.games_won,
+                        s.matches,
+                        s.matches_won,
+                        s.gammons,
+                        s.ledger,
+                        s.ms_played,
+                    )
+                    for (p, kind), s in batch.stats.items()
+                ],
+            )
+        tpp = t("profile_table_players")
+        if batch.played:
+            await conn.executemany(
+                f"INSERT INTO {tpp} (player, table_id, kind, first_at, last_at, games, ledger)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (player, table_id) DO UPDATE"
+                f" SET first_at = least({tpp}.first_at, excluded.first_at),"
+                f" last_at = greatest({tpp}.last_at, excluded.last_at),"
+                f" games = {tpp}.games + excluded.games, ledger = {tpp}.ledger + excluded.ledger",
+                [
+                    (p, table_id, v.kind, v.first_at, v.last_at, v.games, v.ledger)
+                    for (p, table_id), v in batch.played.items()
+                ],
+            )
+        daily = t("chouette_daily")
+        if batch.daily:
+            await conn.executemany(
+                f"INSERT INTO {daily} (player, day, amount, games) VALUES ($1, $2, $3, $4)"
                 f" ON CONFLICT (player, day) DO UPDATE SET amount = {daily}.amount"
-                f" + excluded.amount, games = {daily}.games + 1",
-                [(p, day_of(ev.at), amounts.get(p, 0)) for p in players],
+                f" + excluded.amount, games = {daily}.games + excluded.games",
+                [(p, day, v[0], v[1]) for (p, day), v in batch.daily.items()],
             )
 
 
