@@ -158,8 +158,9 @@ class Projector(abc.ABC):
         Events at or below the checkpoint are dropped (another instance, or a retry, already
         applied them); the checkpoint row is locked, so two instances never apply one event twice.
 
-        A poison event (see :attr:`poison_errors`) is skipped and recorded, in this same
-        transaction.
+        A poison event (see :attr:`poison_errors`) rolls the batch back; the batch is applied
+        again one event at a time, and each poison event is skipped and recorded in the same
+        transaction as the checkpoint that moves past it.
 
         :raises StoreError: the batch is not this partition's, or does not continue from the
             checkpoint.

@@ -49,7 +49,8 @@ def add_project_command(sub: argparse._SubParsersAction, db_flags: Callable[...,
 
 async def _rebuild_all(config: Config, names: list[str], batch_size: int) -> int:
     url = await owner_database_url(config)
-    store = await EventStore.connect(url, partitions=config.partitions, min_size=1, max_size=2)
+    # Three connections: the rebuild's lock, the swap's transaction and its reads of the log.
+    store = await EventStore.connect(url, partitions=config.partitions, min_size=1, max_size=3)
     try:
         for name in names:
             total = sum((await store.partition_heads()).values())

@@ -116,6 +116,23 @@ class ReadModels:
             await projector.catch_up(self.store)
 
 
+async def _lock_tables(conn: asyncpg.Connection, names: Sequence[str]) -> None:
+    """Lock the live tables for the swap without ever waiting while holding one: a reader
+    that holds one of them and waits for another would otherwise deadlock with the swap. Each
+    try waits at most a moment for the readers in progress (new ones queue behind it), then
+    lets go of what it took, and tries again."""
+    for attempt in range(600):
+        try:
+            async with conn.transaction():  # a savepoint: a failed try releases its locks
+                await conn.execute("SELECT set_config('lock_timeout', '100ms', true)")
+                await conn.execute(f"LOCK TABLE {', '.join(names)} IN ACCESS EXCLUSIVE MODE")
+                await conn.execute("SELECT set_config('lock_timeout', '0', true)")
+            return
+        except (asyncpg.LockNotAvailableError, asyncpg.DeadlockDetectedError):
+            await asyncio.sleep(0.01 * (attempt % 10))
+    raise StoreError(f"could not lock {', '.join(names)} for the swap: readers never let go")
+
+
 async def _log_total(store: EventStore) -> int:
     heads = await store.partition_heads()
     return sum(heads.values())
@@ -130,10 +147,33 @@ async def rebuild(
 ) -> int:
     """Rebuild one read model from the log into fresh copies of its tables and swap them in
     atomically; returns the number of events read. ``store`` must connect as the tables'
-    owner (it creates, grants and renames tables). ``progress(events, total)`` is called as
-    batches are applied.
+    owner (it creates, grants and renames tables), with a pool of three connections or more
+    (the rebuild's lock, the swap's transaction and its reads of the log). ``progress(events,
+    total)`` is called as batches are applied. A second rebuild of the same read model at the
+    same time is refused (:class:`StoreError`).
     """
+    if store.pool.get_max_size() < 3:
+        raise ValueError("a rebuild needs a pool of three connections or more")
     live = factory(0)
+    with translate_errors():
+        async with store.pool.acquire() as guard:
+            # One rebuild of a read model at a time (a second one is refused, not queued).
+            key = f"chouette rebuild {live.model}"
+            if not await guard.fetchval("SELECT pg_try_advisory_lock(hashtext($1))", key):
+                raise StoreError(f"the read model {live.model!r} is being rebuilt already")
+            try:
+                return await _rebuild(store, factory, live, batch_size, progress)
+            finally:
+                await guard.execute("SELECT pg_advisory_unlock(hashtext($1))", key)
+
+
+async def _rebuild(
+    store: EventStore,
+    factory: Callable[..., ReadModel],
+    live: ReadModel,
+    batch_size: int,
+    progress: Callable[[int, int], None] | None,
+) -> int:
     names = live.tables
     shadows = [factory(p, suffix=REBUILD_SUFFIX) for p in range(store.partitions)]
     total = await _log_total(store)
@@ -189,7 +229,7 @@ async def rebuild(
                         break
                     if batch[0].position != position + 1:  # pragma: no cover - dense log
                         raise StoreError(f"the log of partition {s.partition} has a hole")
-                    await s.handle(conn, batch)
+                    await s._handle(conn, batch)  # (a poison event skipped and recorded)
                     position = batch[-1].position
                     read += len(batch)
                 await conn.execute(
@@ -206,7 +246,9 @@ async def rebuild(
                 live.model + REBUILD_SUFFIX,
                 live.model,
             )
+            await _lock_tables(conn, names)
             for table in names:
+                await conn.execute(f"DROP TABLE IF EXISTS {table}__old")
                 await conn.execute(f"ALTER TABLE {table} RENAME TO {table}__old")
                 await conn.execute(f"ALTER TABLE {table}{REBUILD_SUFFIX} RENAME TO {table}")
                 await conn.execute(f"DROP TABLE {table}__old")

@@ -10,9 +10,11 @@ import itertools
 import random
 import uuid
 
+import pytest
 from conftest import Api, User
 from social_events import snapshot
 
+from events.errors import StoreError
 from events.simulate import simulate_chouette
 from events.store import EventStore
 from events.streams import new_event, table_stream
@@ -21,6 +23,7 @@ from server.keys import LOBBY
 from server.lobby import LobbyProjector
 from server.profiles import ProfilesProjector
 from server.ratings import RatingsProjector
+from server.readmodels import rebuild
 from server.social_handlers import READ_MODELS
 
 
@@ -122,3 +125,16 @@ def test_the_command_refuses_a_bad_name_and_batch(owner_url: str, capsys: object
     else:  # pragma: no cover
         raise AssertionError("an unknown read model was accepted")
     assert main(["project", "rebuild", "--batch-size", "0", "--database-url", owner_url]) == 2
+
+
+async def test_one_rebuild_of_a_model_at_a_time(store: EventStore, owner_url: str) -> None:
+    owner = await EventStore.connect(owner_url, min_size=1, max_size=3)
+    try:
+        async with owner.pool.acquire() as conn:
+            await conn.execute("SELECT pg_advisory_lock(hashtext('chouette rebuild ratings'))")
+            with pytest.raises(StoreError, match="being rebuilt already"):
+                await rebuild(owner, RatingsProjector)
+            await conn.execute("SELECT pg_advisory_unlock(hashtext('chouette rebuild ratings'))")
+        assert await rebuild(owner, RatingsProjector) == 0  # an empty log, and free again
+    finally:
+        await owner.close()
