@@ -123,6 +123,7 @@ class Projector(abc.ABC):
         self.name = name
         self.partition = partition
         self.on_skip = on_skip
+        self._ensured = False
 
     async def setup(self, connection: asyncpg.Connection) -> None:  # noqa: B027 (optional hook)
         """Create the read model's tables if need be. Called by :meth:`prepare`."""
@@ -157,30 +158,33 @@ class Projector(abc.ABC):
         Events at or below the checkpoint are dropped (another instance, or a retry, already
         applied them); the checkpoint row is locked, so two instances never apply one event twice.
 
-        A poison event (see :attr:`poison_errors`) is skipped and recorded, in this same
-        transaction.
+        A poison event (see :attr:`poison_errors`) rolls the batch back; the batch is applied
+        again one event at a time, and each poison event is skipped and recorded in the same
+        transaction as the checkpoint that moves past it.
 
         :raises StoreError: the batch is not this partition's, or does not continue from the
             checkpoint.
         """
+        skipped: list[SkippedEvent] = []
         with translate_errors():
-            async with store.pool.acquire() as conn, conn.transaction():
-                await conn.execute(_ENSURE, self.name, self.partition)
-                current: int = await conn.fetchval(_LOCK, self.name, self.partition)
-                new = [e for e in events if e.position > current]
-                if not new:
-                    return current
-                expected = current + 1
-                for event in new:
-                    if event.partition != self.partition or event.position != expected:
-                        raise StoreError(
-                            f"projector {self.name!r} at position {current} of partition "
-                            f"{self.partition} was given partition {event.partition} position "
-                            f"{event.position}, not {expected}"
-                        )
-                    expected += 1
-                skipped = await self._handle(conn, new)
-                await conn.execute(_ADVANCE, self.name, self.partition, new[-1].position)
+            async with store.pool.acquire() as conn:
+                try:
+                    # The batch as one: no savepoint (two round trips fewer), since a poison
+                    # event is rare; if there is one, the transaction rolls back and the batch
+                    # is applied again, one event at a time, each in a savepoint.
+                    async with conn.transaction():
+                        current, new = await self._lock(conn, events)
+                        if not new:
+                            return current
+                        await self.handle(conn, new)
+                        await conn.execute(_ADVANCE, self.name, self.partition, new[-1].position)
+                except self.poison_errors:
+                    async with conn.transaction():
+                        current, new = await self._lock(conn, events)
+                        if not new:
+                            return current
+                        skipped = await self._handle_each(conn, new)
+                        await conn.execute(_ADVANCE, self.name, self.partition, new[-1].position)
         # Only once committed: a rolled-back skip was never made.
         for skip in skipped:
             _log.warning(
@@ -192,6 +196,31 @@ class Projector(abc.ABC):
             if self.on_skip is not None:
                 self.on_skip(skip)
         return new[-1].position
+
+    async def _lock(
+        self, conn: asyncpg.Connection, events: Sequence[RecordedEvent]
+    ) -> tuple[int, list[RecordedEvent]]:
+        """Lock the checkpoint row (made if missing); the checkpoint and the events after it,
+        checked to continue from it."""
+        if not self._ensured:
+            await conn.execute(_ENSURE, self.name, self.partition)
+        current: int | None = await conn.fetchval(_LOCK, self.name, self.partition)
+        if current is None:  # (deleted since: a rebuild's copy started again)
+            await conn.execute(_ENSURE, self.name, self.partition)
+            current = await conn.fetchval(_LOCK, self.name, self.partition)
+        assert current is not None
+        self._ensured = True
+        new = [e for e in events if e.position > current]
+        expected = current + 1
+        for event in new:
+            if event.partition != self.partition or event.position != expected:
+                raise StoreError(
+                    f"projector {self.name!r} at position {current} of partition "
+                    f"{self.partition} was given partition {event.partition} position "
+                    f"{event.position}, not {expected}"
+                )
+            expected += 1
+        return current, new
 
     async def _handle(
         self, conn: asyncpg.Connection, events: Sequence[RecordedEvent]
@@ -205,6 +234,13 @@ class Projector(abc.ABC):
             return []
         except self.poison_errors:
             pass
+        return await self._handle_each(conn, events)
+
+    async def _handle_each(
+        self, conn: asyncpg.Connection, events: Sequence[RecordedEvent]
+    ) -> list[SkippedEvent]:
+        """Apply the events one at a time, each in a savepoint, skipping and recording each
+        poison event."""
         skipped: list[SkippedEvent] = []
         for event in events:
             try:

@@ -102,6 +102,24 @@ class TableOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     knows who is a guest (docs/design.md, "How a command travels"), so that one person cannot
     take two places (the box and a team seat, say) as throwaway guests. Any kind of table; to be
     on for rated tables once there are ratings (issue 15)."""
+    rated: Annotated[
+        bool,
+        Meta(
+            description="Match tables: the match is rated (FIBS formula) when both players are"
+            " registered accounts; a rated table is for registered accounts only."
+        ),
+    ] = False
+    """A rated match (docs/social.md): rated when both its players are registered accounts
+    (not guests, not bots). The server turns ``registered_only`` on with it. Matches only."""
+    private: Annotated[
+        bool,
+        Meta(
+            description="Not in the lobby: joined and watched only with an invitation code"
+            " from its creator (POST /tables/{id}/invitations)."
+        ),
+    ] = False
+    """A private table (docs/social.md): not in the lobby, and for anyone but its creator,
+    its players and the holders of a live invitation, a 404 as if it did not exist."""
     seed_window: (
         Annotated[
             int,

@@ -22,7 +22,17 @@ from events.seed_store import SeedStore
 from events.service import TableService
 from events.store import EventStore
 from events.subscription import LiveFeed
-from server import analysis, api_docs, heads, openapi, ratelimit, record_handlers, streams
+from server import (
+    analysis,
+    api_docs,
+    heads,
+    openapi,
+    privacy,
+    ratelimit,
+    record_handlers,
+    social_handlers,
+    streams,
+)
 from server import bot_handlers as bh
 from server import handlers as h
 from server import web as page
@@ -52,7 +62,9 @@ log = logging.getLogger("chouette.server")
 
 def create_app(config: Config | None = None) -> web.Application:
     config = config or Config.from_env()
-    app = web.Application(client_max_size=config.max_body, middlewares=[error_middleware])
+    app = web.Application(
+        client_max_size=config.max_body, middlewares=[error_middleware, privacy.privacy_middleware]
+    )
     app[CONFIG] = config
     app[METRICS] = Metrics()
     app[SOCKETS] = weakref.WeakSet()
@@ -61,6 +73,7 @@ def create_app(config: Config | None = None) -> web.Application:
     app[ratelimit.LIMITS] = ratelimit.Limits(config)
     app.cleanup_ctx.append(_database)
     app.cleanup_ctx.append(heads.warm_heads)
+    app.cleanup_ctx.append(social_handlers.read_models)
     app.cleanup_ctx.append(streams.watch_sessions)
     app.on_shutdown.append(_close_sockets)
     _routes(app)
@@ -98,6 +111,7 @@ def _routes(app: web.Application) -> None:
     r.add_get("/docs/static/{asset}", api_docs.docs_asset)
     r.add_get("/", page.index)
     r.add_get("/static/{path:.+}", page.static)
+    social_handlers.add_routes(app)
     openapi.register_extras(app)
 
 

@@ -1,6 +1,7 @@
-"""The ``chouette`` command: ``serve`` and ``migrate``, the record tools ``audit``, ``replay``,
-``export``, ``import`` and ``analyse`` (:mod:`server.cli_analyse`; each reads or writes a table's
-stream in the store), and ``heads``
+"""The ``chouette`` command: ``serve`` and ``migrate``, ``project rebuild`` (the read models:
+server/project_cli.py), the record tools ``audit``, ``replay``, ``export``, ``import`` and
+``analyse`` (:mod:`server.cli_analyse`; each reads or writes a table's stream in the store), and
+``heads``
 (the log's signed chain heads, to keep outside the database; ``audit --against`` checks them)."""
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from server.config import Config, load_signing_key, signing_key_path
 from server.database import migrate_as_owner, server_database_url
 from server.logs import setup_logging
 from server.progress import Progress
+from server.project_cli import add_project_command, run_project
 
 log = logging.getLogger("chouette")
 
@@ -102,6 +104,7 @@ def parser() -> argparse.ArgumentParser:
     )
     _db_flags(mig, owner=True)
     _add_record_commands(sub)
+    add_project_command(sub, _db_flags)
     return ap
 
 
@@ -165,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
             return _refuse(args.cmd, exc)
         print(f"applied {len(applied)} migration(s): {', '.join(applied) or 'none needed'}")
         return 0
+    if args.cmd == "project":
+        return run_project(args, config)
     return _run_record_command(args, config)
 
 

@@ -156,6 +156,12 @@ class Config:
     rate_heads: Rate | None = Rate(30, 60)
     """Signed chain heads (``GET /log/heads``) per address: each reads the log's heads (and,
     for the auditor, every stream's) and signs the document."""
+    rate_social: Rate | None = Rate(120, 60)
+    """Profiles and leaderboards (``GET /players/...``, ``GET /leaderboards/...``) per
+    address: each reads the social read models."""
+    rate_invitations: Rate | None = Rate(30, 60)
+    """Invitations created, revoked and redeemed per address (a code is unguessable; this keeps
+    anyone from trying)."""
     rate_open_tables: int | None = 20
     """Tables an account may have open at once: not finished and active in the last
     :attr:`open_table_idle` seconds. The lobby lists 500 tables, so one account cannot bury it."""
@@ -185,6 +191,9 @@ class Config:
     """Seconds each game's players have to add a dice seed or waive before its first throw,
     for tables created without a ``seed_window`` option (`CHOUETTE_SEED_WINDOW`, 0 to 60; 0:
     no waiting). Recorded in each table's ``table_created``."""
+    leaderboard_min_experience: int = 25
+    """The experience (points of rated matches) a player needs to be on the rating leaderboard
+    (`CHOUETTE_LEADERBOARD_MIN_EXPERIENCE`); a request may ask for more, never less."""
     bot_workers: int = 1
     """Processes computing the bots' decisions off the event loop (`CHOUETTE_BOT_WORKERS`;
     server/bots.py, docs/bots.md)."""
@@ -212,6 +221,11 @@ class Config:
     def __post_init__(self) -> None:
         if not 0 <= self.seed_window <= 60:
             raise ValueError(f"the seed window is 0 to 60 seconds, not {self.seed_window}")
+        if not 0 <= self.leaderboard_min_experience <= 1_000_000:
+            raise ValueError(
+                "the leaderboard's minimum experience is 0 to 1000000, not "
+                f"{self.leaderboard_min_experience}"
+            )
         if not 1 <= self.bot_workers <= 64:
             raise ValueError(f"the bot workers are 1 to 64, not {self.bot_workers}")
         if not 1 <= self.analysis_workers <= 64:
@@ -252,6 +266,7 @@ class Config:
             ("table_cache", int),
             ("seed_window", int),
             ("table_clock", parse_clock),
+            ("leaderboard_min_experience", int),
             ("bot_workers", int),
             ("bot_timeout", parse_duration),
             ("gnubg_ply", int),
@@ -316,6 +331,8 @@ RATES = (
     "rate_audits",
     "rate_analyses",
     "rate_heads",
+    "rate_social",
+    "rate_invitations",
 )
 """The token-bucket limits, each set by ``CHOUETTE_<NAME>`` as ``COUNT/DURATION`` or ``off``."""
 

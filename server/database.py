@@ -68,6 +68,16 @@ async def migrate_as_owner(config: Config) -> list[str]:
         await conn.close()
 
 
+async def owner_database_url(config: Config) -> str:
+    """The owner's URL (migrated first): the embedded server's superuser, else
+    ``CHOUETTE_OWNER_DATABASE_URL``, else ``DATABASE_URL``; for the tools that change tables
+    (``chouette project rebuild``)."""
+    await migrate_as_owner(config)
+    if config.database_url is None:
+        return await _embedded_owner_url(config)
+    return config.owner_database_url or config.database_url
+
+
 async def server_database_url(config: Config, *, refuse_superuser: bool = True) -> str:
     """Migrate as the owner where one is known, then the URL the server connects with.
 

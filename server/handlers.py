@@ -33,6 +33,7 @@ from server.keys import (
     TIMERS,
 )
 from server.problems import bad_request, forbidden, unauthorized
+from server.social_options import prepare_create
 from server.table_view import table_view
 
 T = TypeVar("T")
@@ -335,6 +336,8 @@ async def create_table(request: web.Request) -> web.Response:
     if options.clock is None:
         clock = config.table_clock or default_clock(body.kind)
         options = msgspec.structs.replace(options, clock=clock)
+    # Rated and private tables (issue 15): checked, and a private table's row kept first.
+    options = await prepare_create(request.app, account, body.kind, options, table_id)
     command = c.CreateTable(kind=body.kind, options=options, name=body.name)
     tables = request.app[TABLES]
     limits = request.app[ratelimit.LIMITS]

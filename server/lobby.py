@@ -24,12 +24,13 @@ import msgspec
 
 from events import types as e
 from events.errors import translate_errors
-from events.projection import Projector, SkippedEvent, skipped_events
+from events.projection import SkippedEvent, skipped_events
 from events.store import EventStore, RecordedEvent
 from events.streams import decode_recorded, parse_stream
 from events.subscription import LiveFeed
 from server.bots import is_bot
 from server.metrics import Metrics
+from server.readmodels import ReadModel
 
 log = logging.getLogger("chouette.lobby")
 
@@ -37,73 +38,114 @@ NAME = "lobby"
 """The lobby projector's name (its checkpoints and skipped events)."""
 
 
-class LobbyProjector(Projector):
+class LobbyProjector(ReadModel):
+    """The lobby's projector; with a ``suffix`` it writes a copy of its table, for a rebuild
+    (server/readmodels.py)."""
+
+    model = NAME
+    tables = ("lobby_tables",)
+    types = frozenset(
+        {"table_created", "player_joined", "player_left", "game_started", "match_ended"}
+    )
+
     def __init__(
-        self, partition: int = 0, *, on_skip: Callable[[SkippedEvent], None] | None = None
+        self,
+        partition: int = 0,
+        *,
+        suffix: str = "",
+        on_skip: Callable[[SkippedEvent], None] | None = None,
     ) -> None:
-        super().__init__(NAME, partition, on_skip=on_skip)
+        super().__init__(partition, suffix=suffix, on_skip=on_skip)
 
     async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
+        """A batch's changes to each table's row, made in memory from the rows as they are and
+        written in one statement: the same rows as applying the events one by one."""
+        decoded: list[tuple[str, int, e.Event]] = []
         for rec in events:
+            if rec.type not in self.types:
+                continue
             name = parse_stream(rec.stream_id)
             if name is None or name.kind != "table":
                 continue
             # An undecodable event raises CorruptEventError, and one whose data the lobby's
-            # columns cannot hold asyncpg.DataError: the projector skips and records it.
-            event = decode_recorded(rec)
-            await self._apply(connection, name.table_id, rec.version, event)
+            # columns cannot hold asyncpg.DataError (when written): the projector skips and
+            # records it.
+            decoded.append((name.table_id, rec.version, decode_recorded(rec)))
+        if not decoded:
+            return
+        lobby = self.t("lobby_tables")
+        rows: dict[str, dict[str, Any]] = {
+            r["table_id"]: dict(r, names=json.loads(r["names"]), players=list(r["players"]))
+            for r in await connection.fetch(
+                "SELECT table_id, kind, name, options::text AS options, created_by, players,"
+                f" names::text AS names, max_players, status, games, version FROM {lobby}"
+                " WHERE table_id = ANY($1)",
+                list({table_id for table_id, _, _ in decoded}),
+            )
+        }
+        touched: set[str] = set()
+        for table_id, version, event in decoded:
+            if self._apply(rows, table_id, version, event):
+                touched.add(table_id)
+        if not touched:
+            return
+        await connection.executemany(
+            f"INSERT INTO {lobby} (table_id, kind, name, options, created_by, players, names,"
+            " max_players, status, games, version) VALUES ($1, $2, $3, $4::jsonb, $5, $6,"
+            " $7::jsonb, $8, $9, $10, $11) ON CONFLICT (table_id) DO UPDATE SET"
+            " players = excluded.players, names = excluded.names, status = excluded.status,"
+            " games = excluded.games, version = excluded.version, updated_at = now()",
+            [
+                (
+                    *(t, r["kind"], r["name"], r["options"], r["created_by"], r["players"]),
+                    json.dumps(r["names"], ensure_ascii=False),
+                    *(r["max_players"], r["status"], r["games"], r["version"]),
+                )
+                for t, r in ((t, rows[t]) for t in touched)
+            ],
+        )
 
-    async def _apply(
-        self, conn: asyncpg.Connection, table_id: str, version: int, event: e.Event
-    ) -> None:
+    @staticmethod
+    def _apply(
+        rows: dict[str, dict[str, Any]], table_id: str, version: int, event: e.Event
+    ) -> bool:
+        """Apply one event to the rows in memory; whether it changed one."""
+        if isinstance(event, e.TableCreated):
+            if table_id in rows:
+                return False  # (created once: a second creation changes nothing)
+            o = event.options
+            rows[table_id] = {
+                "kind": event.kind,
+                "name": event.name,
+                "options": msgspec.json.encode(o).decode(),
+                "created_by": event.created_by,
+                "players": [],
+                "names": {},
+                "max_players": o.max_players or (8 if event.kind == "chouette" else 2),
+                "status": "open",
+                "games": 0,
+                "version": version,
+            }
+            return True
+        row = rows.get(table_id)
+        if row is None:
+            return False
         match event:
-            case e.TableCreated(kind=kind, options=o, name=name, created_by=created_by):
-                await conn.execute(
-                    "INSERT INTO lobby_tables (table_id, kind, name, options, created_by,"
-                    " max_players, status, version)"
-                    " VALUES ($1, $2, $3, $4::jsonb, $5, $6, 'open', $7)"
-                    " ON CONFLICT (table_id) DO NOTHING",
-                    table_id,
-                    kind,
-                    name,
-                    msgspec.json.encode(o).decode(),
-                    created_by,
-                    o.max_players or (8 if kind == "chouette" else 2),
-                    version,
-                )
             case e.PlayerJoined(player=player, display_name=display_name):
-                await conn.execute(
-                    "UPDATE lobby_tables SET players = array_append(players, $2), version = $3,"
-                    " names = names || jsonb_build_object($2::text, $4::text),"
-                    " updated_at = now() WHERE table_id = $1 AND NOT $2 = ANY(players)",
-                    table_id,
-                    player,
-                    version,
-                    display_name or player,
-                )
+                if player in row["players"]:
+                    return False
+                row["players"].append(player)
+                row["names"][player] = display_name or player
             case e.PlayerLeft(player=player):
-                await conn.execute(
-                    "UPDATE lobby_tables SET players = array_remove(players, $2), version = $3,"
-                    " updated_at = now() WHERE table_id = $1",
-                    table_id,
-                    player,
-                    version,
-                )
+                row["players"] = [p for p in row["players"] if p != player]
             case e.GameStarted(game=game):
-                await conn.execute(
-                    "UPDATE lobby_tables SET status = 'playing', games = $2, version = $3,"
-                    " updated_at = now() WHERE table_id = $1",
-                    table_id,
-                    game,
-                    version,
-                )
+                row["status"], row["games"] = "playing", game
             case e.MatchEnded():
-                await conn.execute(
-                    "UPDATE lobby_tables SET status = 'finished', version = $2, updated_at = now()"
-                    " WHERE table_id = $1",
-                    table_id,
-                    version,
-                )
+                row["status"] = "finished"
+            case _:
+                return False
+        row["version"] = version
+        return True
 
 
 class Lobby:
@@ -187,7 +229,10 @@ class Lobby:
             rows = await self.store.pool.fetch(
                 "SELECT table_id, kind, name, options, created_by, players, names, max_players,"
                 " status, games, version FROM lobby_tables WHERE ($1::text IS NULL OR kind = $1)"
-                " AND status <> 'finished' ORDER BY updated_at DESC LIMIT 500",
+                " AND status <> 'finished'"
+                # Private tables are never listed (docs/social.md).
+                " AND NOT coalesce((options->>'private')::boolean, false)"
+                " ORDER BY updated_at DESC LIMIT 500",
                 kind,
             )
         return [

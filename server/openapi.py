@@ -26,6 +26,7 @@ from server import bot_handlers as bh
 from server import handlers as h
 from server import openapi_examples as x
 from server import schemas as s
+from server import social_openapi as so
 from server.problems import PROBLEM_BASE
 
 __all__ = ["build_spec", "register_extras", "spec"]
@@ -71,6 +72,7 @@ BODIES: list[Any] = [
     s.Presence,
     s.CommandReply,
     s.CommandRefused,
+    *so.BODIES,
 ]
 """Every request and response body (and the stream messages), by the type that decodes or
 encodes it; each is a component named after its class."""
@@ -866,8 +868,9 @@ def build_spec() -> dict[str, Any]:
             {"name": "Operations", "description": "Health, metrics, the global log."},
             {"name": "Reference", "description": "This document."},
             {"name": "Page", "description": "The web client, for a browser."},
+            {"name": "Social", "description": "Profiles, ratings, leaderboards, invitations."},
         ],
-        "paths": paths | openapi_analysis.paths(sys.modules[__name__]),
+        "paths": paths | openapi_analysis.paths(sys.modules[__name__]) | so.paths(),
         "components": {
             "schemas": _components(),
             "securitySchemes": {

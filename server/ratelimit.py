@@ -124,6 +124,8 @@ COUNTED = {
     "audits": "table audits from this address",
     "analyses": "game analyses from this address",
     "heads": "chain-head documents from this address",
+    "social": "profile and leaderboard requests from this address",
+    "invitations": "invitation requests from this address",
 }
 """Each limit (``Config.rate_<name>``) and what it counts, for the refusal's detail."""
 

@@ -37,7 +37,7 @@ from events.streams import chat_stream, decode_recorded, table_stream
 from events.subscription import LiveFeed
 from events.table import TableState
 from events.types import ChatPosted
-from server import auth, ratelimit
+from server import auth, privacy, ratelimit
 from server import handlers as h
 from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, PRESENCE, SOCKETS, TABLES
 from server.presence import Watcher
@@ -146,8 +146,15 @@ async def _merged(
 
 
 async def _positions(
-    request: web.Request, table_id: str, after: int, chat_after: int
+    request: web.Request,
+    table_id: str,
+    after: int,
+    chat_after: int,
+    session: auth.Session | None,
 ) -> TableState:
+    # A private table is unknown to whoever may not see it (server/privacy.py): the same 404,
+    # where an unknown table's is raised.
+    await privacy.guard(request.app, table_id, session.account if session else None)
     tables = request.app[TABLES]
     state = await tables.state(table_id)
     window = request.app[CONFIG].resync_window
@@ -345,7 +352,7 @@ async def _websocket(
     after, chat_after = _int_param(request, "after"), _int_param(request, "chat_after")
     ws = web.WebSocketResponse(heartbeat=20, max_msg_size=request.app[CONFIG].max_body)
     try:
-        state = await _positions(request, table_id, after, chat_after)
+        state = await _positions(request, table_id, after, chat_after, session)
     except Resync as r:
         await ws.prepare(request)
         await ws.send_bytes(_encoder.encode(r.body()))
@@ -475,7 +482,7 @@ async def _sse(
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
     )
     try:
-        state = await _positions(request, table_id, after, chat_after)
+        state = await _positions(request, table_id, after, chat_after, session)
     except Resync as r:
         await resp.prepare(request)
         await resp.write(b"event: resync\ndata: " + _encoder.encode(r.body()) + b"\n\n")

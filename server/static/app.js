@@ -1,4 +1,5 @@
-// The page: routes by location.hash (#/lobby, #/table/<id>, #/replay/<id>[/<version>]), the
+// The page: routes by location.hash (#/lobby, #/table/<id>, #/replay/<id>[/<version>],
+// #/player/<name>, #/leaderboards, #/invite/<code>), the
 // header's account area, and the page-wide error and connection notices.
 
 import { session } from "./api.js";
@@ -6,6 +7,7 @@ import { authPanel, whoAmI } from "./auth.js";
 import { h, replace } from "./dom.js";
 import { lobbyPage } from "./lobby.js";
 import { replayPage } from "./replay.js";
+import { invitePage, leaderboardsPage, profilePage } from "./social.js";
 import { tablePage } from "./table.js";
 
 const main = document.getElementById("main");
@@ -60,6 +62,12 @@ function route() {
     }
   } else if (page === "replay" && id) {
     cleanup = replayPage(main, id, { ...ctx, at: extra });
+  } else if (page === "player" && id) {
+    cleanup = profilePage(main, id, ctx);
+  } else if (page === "leaderboards") {
+    cleanup = leaderboardsPage(main, ctx);
+  } else if (page === "invite" && id) {
+    cleanup = invitePage(main, id, ctx);
   } else {
     if (!session()) {
       replace(main);

@@ -95,6 +95,8 @@ export function whoAmI(onChange) {
       `Signed in as ${s.display_name || s.username}${s.guest ? " (guest)" : ""}`,
     ),
     " ",
+    h("a", { href: `#/player/${encodeURIComponent(s.username)}`, "data-testid": "my-profile" }, "Profile"),
+    " ",
     h(
       "button",
       {

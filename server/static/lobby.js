@@ -3,6 +3,7 @@
 
 import { api, session } from "./api.js";
 import { h, replace } from "./dom.js";
+import { myTablesPanel, playerLink } from "./social.js";
 
 const REFRESH_MS = 4000;
 
@@ -21,15 +22,18 @@ export function describeOptions(kind, o = {}) {
   if (o.auto_doubles) out.push(`auto doubles up to ${o.auto_doubles}`);
   if (o.beavers) out.push("beavers");
   if (o.jacoby) out.push("Jacoby rule");
+  if (o.rated) out.push("rated");
+  if (o.private) out.push("private");
   return out.join(", ") || "standard rules";
 }
 
-/** The players' names: the row's `names` maps each account id in `players` to a name. */
+/** The players' names, each a link to their profile: the row's `names` maps each account id
+ * in `players` to a name. */
 function playerNames(row) {
   const players = row.players || [];
   if (players.length === 0) return "nobody yet";
   const names = row.names || {};
-  return players.map((id) => names[id] || "a player").join(", ");
+  return players.map((id, i) => [i ? ", " : "", playerLink(id, names[id] || "a player")]);
 }
 
 function playerIds(row) {
@@ -167,6 +171,7 @@ export function lobbyPage(main, { showError, go }) {
       status,
     ),
     me ? createForm({ showError, go }) : h("p", {}, "Get in above to create or join a table; anyone may watch."),
+    me ? myTablesPanel() : null,
   );
   refresh();
   return () => {
@@ -194,7 +199,10 @@ function createForm({ showError, go }) {
     );
 
   const fields = {
-    match: [num("create-match-length", "Match length (points)", { min: 1, max: 255, value: 5 })],
+    match: [
+      num("create-match-length", "Match length (points)", { min: 1, max: 255, value: 5 }),
+      check("create-rated", "Rated (registered players only)"),
+    ],
     money: [],
     chouette: [
       select("create-cube-mode", "Cubes", [
@@ -214,6 +222,7 @@ function createForm({ showError, go }) {
     autoDoubles: num("create-auto-doubles", "Automatic doubles (0 = off)", { min: 0, max: 6, value: 0 }),
     beavers: check("create-beavers", "Beavers"),
     jacoby: check("create-jacoby", "Jacoby rule"),
+    private: check("create-private", "Private: by invitation only, not in the lobby"),
   };
   const extra = h("div", { class: "options" });
   const showFields = () => {
@@ -221,6 +230,7 @@ function createForm({ showError, go }) {
     const list = [...fields[k]];
     if (k !== "match") list.push(common.beavers, common.jacoby);
     if (k === "money") list.push(common.autoDoubles);
+    list.push(common.private);
     replace(extra, list);
   };
   kind.addEventListener("change", showFields);
@@ -239,6 +249,8 @@ function createForm({ showError, go }) {
         const v = (id) => form.querySelector(`#${id}`);
         const options = {};
         if (k === "match") options.match_length = Number(v("create-match-length").value);
+        if (k === "match" && v("create-rated").checked) options.rated = true;
+        if (v("create-private").checked) options.private = true;
         if (k !== "match") {
           options.beavers = v("create-beavers").checked;
           options.jacoby = v("create-jacoby").checked;

@@ -16,6 +16,7 @@ import { describeOptions } from "./lobby.js";
 import * as moves from "./moves.js";
 import { renderFair, renderLine, renderScore, windowLeft } from "./panels.js";
 import { LEVELS, namer, placeText, settlementText, signed } from "./names.js";
+import { tableSocial } from "./social.js";
 
 const AUTO_KEY = "chouette.autoConfirm";
 const KIND_NAMES = { money: "Money table", match: "Match", chouette: "Chouette" };
@@ -134,6 +135,7 @@ class TablePage {
             h("a", { href: `#/replay/${this.id}`, "data-testid": "replay-link" }, "Replay and fairness"),
           ),
         ),
+        (this.social = tableSocial(this.id)).root,
         this.status,
         this.resultLine,
         this.say,
@@ -365,6 +367,7 @@ class TablePage {
   render() {
     const v = this.view;
     if (!v) return;
+    this.social?.update(v);
     const active = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.testid : null;
     const kindName = KIND_NAMES[v.kind] || v.kind;
     this.title.textContent = v.name ? `${v.name} \u2014 ${kindName}` : kindName;

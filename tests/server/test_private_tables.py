@@ -1,0 +1,218 @@
+"""Private tables and invitations (issue 15): a private table never appears to someone without
+access — not in the lobby, not by id on any route, not on its streams — and answers them exactly
+as a table that does not exist; an invitation code lets an account in; a revoked code stops
+working, for redeeming and for the access it gave."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from conftest import Api, User, ticket
+
+from server.keys import LOBBY
+from server.social_handlers import READ_MODELS
+
+ROUTES = [
+    ("GET", "/tables/{id}"),
+    ("GET", "/tables/{id}/replay"),
+    ("GET", "/tables/{id}/audit"),
+    ("GET", "/tables/{id}/export.mat"),
+    ("GET", "/tables/{id}/ratings"),
+    ("GET", "/tables/{id}/invitations"),
+    ("POST", "/tables/{id}/invitations"),
+    ("DELETE", "/tables/{id}/invitations/" + "0" * 32),
+    ("POST", "/tables/{id}/bots"),
+    ("DELETE", "/tables/{id}/bots/b_x"),
+]
+
+
+async def _answers(api: Api, table_id: str, user: User | None) -> list[tuple[int, Any]]:
+    """What every route of a table answers ``user``, with the table's id written as ``<id>``
+    (so that a private table's answers can be compared with an unknown table's)."""
+    out: list[tuple[int, Any]] = []
+    for method, path in ROUTES:
+        r = await api.request(method, path.format(id=table_id), user=user, json={})
+        out.append((r.status, str(r.body).replace(table_id, "<id>")))
+    join = await api.send(user, table_id, {"type": "join"}) if user else None
+    if join is not None:
+        out.append((join.status, str(join.body).replace(table_id, "<id>")))
+    async with api.client.get(f"/tables/{table_id}/events") as resp:
+        out.append((resp.status, (await resp.text()).replace(table_id, "<id>")))
+    path = f"/tables/{table_id}/ws"
+    if user is not None:
+        path += f"?ticket={await ticket(api.client, user)}"
+    async with api.client.get(path) as resp:  # a plain GET: the handshake is refused first
+        out.append((resp.status, (await resp.text()).replace(table_id, "<id>")))
+    return out
+
+
+async def _lobby_ids(api: Api, user: User | None) -> set[str]:
+    r = await api.request("GET", "/tables", user=user)
+    assert r.status == 200
+    return {t["id"] for t in r.body["tables"]}
+
+
+async def test_a_private_table_is_unknown_to_strangers(api: Api) -> None:
+    owner, stranger = await api.register(), await api.register()
+    guest = await api.guest()
+    r = await api.request(
+        "POST",
+        "/tables",
+        user=owner,
+        json={"kind": "chouette", "name": "Thursday club", "options": {"private": True}},
+    )
+    assert r.status == 201, r.body
+    table_id = r.body["id"]
+    assert r.body["table"]["options"]["private"] is True
+    await api.ok(owner, table_id, "join")
+    assert api.app is not None
+    await api.app[READ_MODELS].catch_up()
+    await api.app[LOBBY].catch_up()
+
+    public = await api.create_table(owner, "money")
+    await api.app[LOBBY].catch_up()
+    assert public in await _lobby_ids(api, None)
+    unknown = str(uuid.uuid4())
+    for who in (stranger, guest, None):
+        ids = await _lobby_ids(api, who)
+        assert table_id not in ids
+        # Every route: exactly what a table that does not exist answers.
+        assert await _answers(api, table_id, who) == await _answers(api, unknown, who)
+
+    # The owner sees it, and finds it by name among their tables.
+    assert (await api.request("GET", f"/tables/{table_id}", user=owner)).status == 200
+    mine = await api.request("GET", "/me/tables?name=thursday", user=owner)
+    assert [t["table_id"] for t in mine.body["tables"]] == [table_id]
+    assert (await api.request("GET", "/me/tables", user=stranger)).body["tables"] == []
+    assert (await api.request("GET", "/me/tables?name=club", user=stranger)).body["tables"] == []
+
+
+async def test_an_invitation_lets_in_and_a_revoked_one_stops_working(api: Api) -> None:
+    owner, friend, other, late = (
+        (await api.register() for _ in range(4)).__aiter__(),
+        None,
+        None,
+        None,
+    )  # type: ignore[attr-defined]
+    del owner, friend, other, late
+    owner, friend, other, late = [await api.register() for _ in range(4)]
+    r = await api.request(
+        "POST", "/tables", user=owner, json={"kind": "money", "options": {"private": True}}
+    )
+    table_id = r.body["id"]
+
+    # Only the creator manages invitations.
+    made = await api.request("POST", f"/tables/{table_id}/invitations", user=owner)
+    assert made.status == 201, made.body
+    code, invitation = made.body["code"], made.body["invitation_id"]
+    assert len(code) >= 32 and made.body["link"].endswith(code)
+    second = await api.request("POST", f"/tables/{table_id}/invitations", user=owner)
+    assert second.body["code"] != code
+
+    # A wrong code is refused; the right one lets friend and other in.
+    wrong = await api.request("POST", "/invitations", user=friend, json={"code": "x" * 32})
+    wrong.problem(404)
+    for who in (friend, other):
+        ok = await api.request("POST", "/invitations", user=who, json={"code": code})
+        assert ok.status == 200, ok.body
+        assert ok.body["table_id"] == table_id
+        assert (await api.request("GET", f"/tables/{table_id}", user=who)).status == 200
+    listed = await api.request("GET", f"/tables/{table_id}/invitations", user=owner)
+    assert [(i["invitation_id"], i["redeemed_by"]) for i in listed.body["invitations"]] == [
+        (invitation, 2),
+        (second.body["invitation_id"], 0),
+    ]
+    assert "code" not in str(listed.body)
+    (await api.request("GET", f"/tables/{table_id}/invitations", user=friend)).problem(403)
+    (await api.request("POST", f"/tables/{table_id}/invitations", user=friend)).problem(403)
+
+    # friend joins (a player keeps access); other only watches.
+    await api.ok(friend, table_id, "join")
+    ws_ok = await api.client.ws_connect(
+        f"/tables/{table_id}/ws?ticket={await ticket(api.client, other)}"
+    )
+    await ws_ok.close()
+
+    # Revoked: the code stops working, and so does the access it gave to the watcher.
+    gone = await api.request("DELETE", f"/tables/{table_id}/invitations/{invitation}", user=owner)
+    assert gone.status == 204
+    (await api.request("POST", "/invitations", user=late, json={"code": code})).problem(404)
+    (await api.request("GET", f"/tables/{table_id}", user=other)).problem(404)
+    (await api.request("GET", f"/tables/{table_id}", user=late)).problem(404)
+    async with api.client.get(
+        f"/tables/{table_id}/ws?ticket={await ticket(api.client, other)}"
+    ) as resp:
+        assert resp.status == 404
+    assert (await api.request("GET", f"/tables/{table_id}", user=friend)).status == 200
+    # The other code still works.
+    again = await api.request("POST", "/invitations", user=late, json={"code": second.body["code"]})
+    assert again.status == 200
+    assert (await api.request("GET", f"/tables/{table_id}", user=late)).status == 200
+    # Revoking is for a known invitation of this table.
+    (await api.request("DELETE", f"/tables/{table_id}/invitations/{'f' * 32}", user=owner)).problem(
+        404
+    )
+
+
+async def test_invitations_are_for_private_tables_and_rated_for_matches(api: Api) -> None:
+    owner = await api.register()
+    public = await api.create_table(owner, "money")
+    (await api.request("POST", f"/tables/{public}/invitations", user=owner)).problem(
+        409, "not-private"
+    )
+    for kind, options in (
+        ("money", {"rated": True}),
+        ("chouette", {"rated": True}),
+        ("match", {"rated": True, "match_length": 0}),
+    ):
+        r = await api.request(
+            "POST", "/tables", user=owner, json={"kind": kind, "options": options}
+        )
+        r.problem(400)
+    guest = await api.guest()
+    r = await api.request(
+        "POST",
+        "/tables",
+        user=guest,
+        json={"kind": "match", "options": {"rated": True, "match_length": 3}},
+    )
+    r.problem(403)
+    r = await api.request(
+        "POST",
+        "/tables",
+        user=owner,
+        json={"kind": "match", "options": {"rated": True, "match_length": 3}},
+    )
+    assert r.status == 201 and r.body["table"]["options"]["registered_only"] is True
+    (await api.send(guest, r.body["id"], {"type": "join"})).problem(403)
+
+
+async def test_hostile_input_on_the_invitation_routes(api: Api) -> None:
+    owner = await api.register()
+    r = await api.request(
+        "POST", "/tables", user=owner, json={"kind": "money", "options": {"private": True}}
+    )
+    table_id = r.body["id"]
+    for body in (
+        {"code": "a\x00" * 10},
+        {"code": "x" * 65},
+        {"code": "short"},
+        {"code": 5},
+        {"code": "x" * 32, "extra": 1},
+        {},
+        [],
+    ):
+        reply = await api.request("POST", "/invitations", user=owner, json=body)
+        reply.problem(400)
+    (await api.request("POST", "/invitations", json={"code": "x" * 32})).problem(401)
+    bad = await api.request(
+        "POST", "/invitations", user=owner, data="{", headers={"Content-Type": "application/json"}
+    )
+    bad.problem(400)
+    for inv in ("%00", "x" * 200, "Z" * 32, "..%2F..%2Fetc"):
+        reply = await api.request("DELETE", f"/tables/{table_id}/invitations/{inv}", user=owner)
+        assert reply.status == 404, reply.body
+    for name in ("%00", "a%0Ab", "x" * 101):
+        (await api.request("GET", f"/me/tables?name={name}", user=owner)).problem(400)
+    (await api.request("GET", "/me/tables")).problem(401)
