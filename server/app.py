@@ -58,6 +58,7 @@ def create_app(config: Config | None = None) -> web.Application:
     app[SOCKETS] = weakref.WeakSet()
     app[PRESENCE] = Presence()
     app[streams.EVENT_STREAMS] = streams.EventStreams()
+    app[streams.THROW_MESSAGES] = streams.ThrowMessages()
     app[ratelimit.LIMITS] = ratelimit.Limits(config)
     app.cleanup_ctx.append(_database)
     app.cleanup_ctx.append(heads.warm_heads)

@@ -116,6 +116,10 @@ class EventMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The event's stored chain hash in hex: its stream's chain head at ``v``, for a client to
     keep and later hold the server to (docs/heads.md). Absent when the recipient may not see the
     event, and in a command's result."""
+    m: Any = None
+    """Streams only, on an ``opening_throw`` or ``dice_rolled``: what the throw leaves the
+    player to move (:class:`server.table_view.ThrowView`: the legal plays, or none when they
+    cannot move). Absent when the table had moved on before the throw was first streamed."""
 
 
 class CommandResult(msgspec.Struct, kw_only=True):

@@ -26,6 +26,7 @@ from server import handlers as h
 from server import openapi_examples as x
 from server import schemas as s
 from server.problems import PROBLEM_BASE
+from server.table_view import ThrowView
 
 __all__ = ["build_spec", "register_extras", "spec"]
 
@@ -53,6 +54,7 @@ BODIES: list[Any] = [
     bh.SeatBotRequest,
     bh.BotSeated,
     h.EventMessage,
+    ThrowView,
     s.Problem,
     s.Me,
     s.LobbyTables,
@@ -263,7 +265,7 @@ same envelope again answers with the first outcome (200, `duplicate: true`) and 
 new. After a 503, retry with the same `command_id`.
 
 **Following a table.** `GET /tables/{{table_id}}/ws` (WebSocket) or `/events` (Server-Sent \
-Events) stream every event as an `EventMessage`; refetch the table view after a table event.
+Events) stream every event as an `EventMessage` (a throw's with the legal plays, `m`); refetch\nthe table view after other table events.
 
 **Errors** are RFC 9457 problems (`Problem`, `application/problem+json`): show `detail`. Their \
 `type` is `{PROBLEM_BASE}<slug>`; each response below names its slugs.
@@ -275,6 +277,9 @@ STREAM_MESSAGES = """Each message is an `EventMessage` `{"v": version, "s": "tab
 event's stored chain hash (its stream's chain head at `v`: keep it, see `GET /log/heads`). A \
 team-channel chat message the viewer may not read (the box, spectators) comes as `{"v", "s"}` \
 only, so versions never skip. \
+A throw (`opening_throw`, `dice_rolled`) also carries `m`, a `ThrowView`: who moves, the dice and \
+the legal plays (the table view's `legal_plays`), or `plays: []` when the thrower cannot move \
+(the turn has passed): the player to move never needs to fetch the table view to play. \
 Resume with `after` (the last table version seen) and `chat_after` (the last chat version). A \
 position that cannot be resumed from (ahead of the stream, or older than the resync window) gets \
 a `Resync` message instead: fetch `GET /tables/{table_id}` and reconnect from its version. One \

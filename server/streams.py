@@ -22,6 +22,7 @@ it within ``Config.session_check`` seconds.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import logging
@@ -42,6 +43,7 @@ from server import handlers as h
 from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, PRESENCE, SOCKETS, TABLES
 from server.presence import Watcher
 from server.problems import Problem, bad_request, log_failure, to_problem, unauthorized
+from server.table_view import throw_view
 
 log = logging.getLogger("chouette.streams")
 
@@ -66,6 +68,65 @@ class Resync(Exception):
             "version": self.head,
             "reason": self.reason,
         }
+
+
+THROWS = frozenset({"opening_throw", "dice_rolled"})
+"""The events whose stream message carries ``m``, what the throw leaves the player to move."""
+
+
+class ThrowMessages:
+    """The ``m`` of the latest throws (:func:`server.table_view.throw_view`), encoded once for
+    every stream of the table: the legal plays of the player to move, or that they cannot move.
+    Bounded: the ``size`` throws seen last."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._items: collections.OrderedDict[tuple[str, int], msgspec.Raw | None] = (
+            collections.OrderedDict()
+        )
+
+    async def get(self, app: web.Application, table_id: str, rec: RecordedEvent) -> object:
+        """The throw's ``m``, or None when the table has moved on since (or it is no throw)."""
+        if rec.type not in THROWS:
+            return None
+        key = (table_id, rec.version)
+        if key in self._items:
+            return self._items[key]
+        tables = app[TABLES]
+        state = tables.cached(table_id)
+        if state is None or state.version < rec.version:
+            try:
+                state = await tables.state(table_id)
+            except (StoreError, ValueError):
+                return None
+        out: msgspec.Raw | None = None
+        if state.version == rec.version:
+            event = decode_recorded(rec)
+            thrower = getattr(event, "player", "")
+            dice = getattr(event, "dice", (0, 0))
+            view = throw_view(state, rec.type, thrower, tuple(dice), tables.now())
+            if view is not None:
+                out = msgspec.Raw(_encoder.encode(view))
+        self._items[key] = out
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+        return out
+
+
+THROW_MESSAGES = web.AppKey("throw_messages", ThrowMessages)
+
+
+async def _stream_message(
+    app: web.Application, table_id: str, name: str, rec: RecordedEvent, viewer: str | None
+) -> bytes:
+    """One event as a stream sends it (with ``m`` after a throw)."""
+    visible = name != "chat" or _readable(rec, viewer)
+    msg = h.message(rec, name, visible, chain=True)
+    if name == "table" and rec.type in THROWS:
+        throws = app.get(THROW_MESSAGES)
+        if throws is not None:
+            msg.m = await throws.get(app, table_id, rec)
+    return _encoder.encode(msg)
 
 
 def _readable(rec: RecordedEvent, viewer: str | None) -> bool:
@@ -362,8 +423,7 @@ async def _websocket(
     async def writer() -> None:
         try:
             async for name, rec in _merged(request.app, table_id, after, chat_after):
-                visible = name != "chat" or _readable(rec, viewer)
-                await ws.send_bytes(_encoder.encode(h.message(rec, name, visible, chain=True)))
+                await ws.send_bytes(await _stream_message(request.app, table_id, name, rec, viewer))
                 metrics.sent(ws, rec.stream_id, rec.version)
         except Exception:
             # Never leave a socket open that no longer delivers: the client reconnects with
@@ -516,9 +576,8 @@ async def _sse(
         versions = {"table": after, "chat": chat_after}
         try:
             async for name, rec in _merged(request.app, table_id, after, chat_after, stopped):
-                visible = name != "chat" or _readable(rec, viewer)
                 versions[name] = rec.version
-                body = _encoder.encode(h.message(rec, name, visible, chain=True))
+                body = await _stream_message(request.app, table_id, name, rec, viewer)
                 await resp.write(
                     f"id: {versions['table']}.{versions['chat']}\n".encode()
                     + b"data: "
