@@ -22,7 +22,7 @@ from events.seed_store import SeedStore
 from events.service import TableService
 from events.store import EventStore
 from events.subscription import LiveFeed
-from server import api_docs, heads, openapi, ratelimit, record_handlers, streams
+from server import api_docs, heads, history, openapi, ratelimit, record_handlers, streams
 from server import bot_handlers as bh
 from server import handlers as h
 from server import web as page
@@ -85,6 +85,7 @@ def _routes(app: web.Application) -> None:
     r.add_get("/tables/{table_id}/ws", streams.websocket)
     r.add_get("/tables/{table_id}/events", streams.sse)
     r.add_get("/tables/{table_id}/audit", record_handlers.handle_audit)
+    r.add_get("/tables/{table_id}/history", history.handle_history)
     r.add_get("/tables/{table_id}/replay", record_handlers.handle_replay)
     r.add_get("/tables/{table_id}/export.mat", record_handlers.handle_export_mat)
     r.add_get("/log", h.global_feed)

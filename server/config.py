@@ -153,6 +153,9 @@ class Config:
     rate_heads: Rate | None = Rate(30, 60)
     """Signed chain heads (``GET /log/heads``) per address: each reads the log's heads (and,
     for the auditor, every stream's) and signs the document."""
+    rate_history: Rate | None = Rate(120, 60)
+    """Pages of a chouette's finished games (``GET /tables/{id}/history``) per address: each
+    reads back through the table's stream."""
     rate_open_tables: int | None = 20
     """Tables an account may have open at once: not finished and active in the last
     :attr:`open_table_idle` seconds. The lobby lists 500 tables, so one account cannot bury it."""
@@ -302,6 +305,7 @@ RATES = (
     "rate_sockets_address",
     "rate_audits",
     "rate_heads",
+    "rate_history",
 )
 """The token-bucket limits, each set by ``CHOUETTE_<NAME>`` as ``COUNT/DURATION`` or ``off``."""
 

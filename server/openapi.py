@@ -25,6 +25,7 @@ from server import bot_handlers as bh
 from server import handlers as h
 from server import openapi_examples as x
 from server import schemas as s
+from server.history import MAX_PAGE, HistoryPage
 from server.problems import PROBLEM_BASE
 from server.table_view import ThrowView
 
@@ -55,6 +56,7 @@ BODIES: list[Any] = [
     bh.BotSeated,
     h.EventMessage,
     ThrowView,
+    HistoryPage,
     s.Problem,
     s.Me,
     s.LobbyTables,
@@ -265,7 +267,8 @@ same envelope again answers with the first outcome (200, `duplicate: true`) and 
 new. After a 503, retry with the same `command_id`.
 
 **Following a table.** `GET /tables/{{table_id}}/ws` (WebSocket) or `/events` (Server-Sent \
-Events) stream every event as an `EventMessage` (a throw's with the legal plays, `m`); refetch\nthe table view after other table events.
+Events) stream every event as an `EventMessage` (a throw's with the legal plays, `m`); \
+refetch the table view after other table events.
 
 **Errors** are RFC 9457 problems (`Problem`, `application/problem+json`): show `detail`. Their \
 `type` is `{PROBLEM_BASE}<slug>`; each response below names its slugs.
@@ -621,6 +624,43 @@ def build_spec() -> dict[str, Any]:
                     ),
                 ],
                 security=OPTIONAL_BEARER,
+            )
+        },
+        "/tables/{table_id}/history": {
+            "get": _op(
+                "Record",
+                "A chouette's finished games",
+                "A page of the table's finished games, oldest first, read back from its stream"
+                " (the table view's `history` holds only the last few): each game's number, its"
+                " box and captain as it started, and every member's game against the box as it"
+                " was settled. Page back with `before` = the answer's `next_before`. Other kinds"
+                " of table have none (an empty page). Limited per address"
+                " (`CHOUETTE_RATE_HISTORY`).",
+                {
+                    200: _answer("A page of games", "HistoryPage"),
+                    400: _problem(
+                        f"`before` is not an integer from 1 to 2^63 − 1, or `limit` not one from"
+                        f" 1 to {MAX_PAGE} (`bad-request`)"
+                    ),
+                    404: _problem(NO_TABLE),
+                    429: _too_many(),
+                    503: _problem(UNAVAILABLE),
+                },
+                parameters=[
+                    TABLE,
+                    _param(
+                        "before",
+                        "query",
+                        {"type": "integer", "minimum": 1, "maximum": h.BIGINT_MAX},
+                        "Only games numbered below this (default: up to the last one finished).",
+                    ),
+                    _param(
+                        "limit",
+                        "query",
+                        {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
+                        "The most games in the page (default 20).",
+                    ),
+                ],
             )
         },
         "/tables/{table_id}/audit": {

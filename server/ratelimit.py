@@ -123,6 +123,7 @@ COUNTED = {
     "sockets_address": "connections to the streams from this address",
     "audits": "table audits from this address",
     "heads": "chain-head documents from this address",
+    "history": "history pages from this address",
 }
 """Each limit (``Config.rate_<name>``) and what it counts, for the refusal's detail."""
 

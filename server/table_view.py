@@ -286,6 +286,8 @@ class ChouetteTableView(_Base, kw_only=True, tag="chouette"):
     """Who plays the team's checkers now (the captain, or the next member in line once the
     captain's own game is over)."""
     history: list[HistoryGame]
+    """The last few finished games (at most five), oldest first; every one, a page at a time,
+    from ``GET /tables/{id}/history``."""
     text: str = ""
     """The table as text (GNU Backgammon style plus the line and cubes)."""
 
