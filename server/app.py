@@ -22,7 +22,16 @@ from events.seed_store import SeedStore
 from events.service import TableService
 from events.store import EventStore
 from events.subscription import LiveFeed
-from server import api_docs, heads, history, openapi, ratelimit, record_handlers, streams
+from server import (
+    api_docs,
+    heads,
+    history,
+    loop_watch,
+    openapi,
+    ratelimit,
+    record_handlers,
+    streams,
+)
 from server import bot_handlers as bh
 from server import handlers as h
 from server import web as page
@@ -63,6 +72,7 @@ def create_app(config: Config | None = None) -> web.Application:
     app.cleanup_ctx.append(_database)
     app.cleanup_ctx.append(heads.warm_heads)
     app.cleanup_ctx.append(streams.watch_sessions)
+    app.cleanup_ctx.append(loop_watch.watch_loop)
     app.on_shutdown.append(_close_sockets)
     _routes(app)
     return app

@@ -19,6 +19,7 @@ import msgspec
 from aiohttp import web
 
 from engine.matfile import MatFormatError, write_mat
+from engine.moves import set_plays_cache
 from events import types as e
 from events.audit import TableReport
 from events.audit_scan import StoreAudit, audit_all, audit_tables
@@ -51,6 +52,7 @@ from server.app import create_app
 from server.config import Config, load_signing_key, signing_key_path
 from server.database import migrate_as_owner, server_database_url
 from server.logs import setup_logging
+from server.loop_watch import LOOP_WATCH
 from server.progress import Progress
 
 log = logging.getLogger("chouette")
@@ -127,6 +129,12 @@ def _event_loop() -> asyncio.AbstractEventLoop:
     return uvloop.new_event_loop()
 
 
+async def _freeze(app: web.Application) -> None:
+    """Start-up is over (after the database's and the others' contexts): what it made lives as
+    long as the process, out of the garbage collector's sight from now on."""
+    app[LOOP_WATCH].freeze()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     config = config_from(args)
@@ -137,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"starting embedded PostgreSQL in {config.data_dir.resolve()} ...", file=sys.stderr
             )
         app = create_app(config)
+        set_plays_cache(config.plays_cache)
+        app.on_startup.append(_freeze)
 
         def started(_: object) -> None:
             url = f"http://{config.host}:{config.port}"

@@ -177,6 +177,11 @@ class Config:
     table_cache: int = 10_000
     """Tables whose folded state and dice seeds a process keeps in memory, the least recently
     used dropped first (`CHOUETTE_TABLE_CACHE`)."""
+    plays_cache: int = 4096
+    """Positions and throws whose legal plays a ``serve`` process keeps computed, the least
+    recently used dropped first (`CHOUETTE_PLAYS_CACHE`): about 9 KB and 37 objects the
+    collector tracks each. A throw's plays are asked for a few times within seconds (the
+    stream's message, the play's check, a bot), so a few seconds of throws is enough."""
     table_clock: ClockOptions | Literal["off"] | None = None
     """The clocks of tables created without a ``clock`` option (`CHOUETTE_TABLE_CLOCK`: ``off``,
     or ``DELAY+RESERVE[+PER_POINT]`` in seconds, e.g. ``12+120+20``). None: each kind's
@@ -242,6 +247,7 @@ class Config:
             *((name, _cap) for name in CAPS),
             ("open_table_idle", parse_duration),
             ("table_cache", int),
+            ("plays_cache", int),
             ("seed_window", int),
             ("table_clock", parse_clock),
             ("bot_workers", int),

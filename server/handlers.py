@@ -32,6 +32,7 @@ from server.keys import (
     TABLES,
     TIMERS,
 )
+from server.loop_watch import LOOP_WATCH
 from server.problems import bad_request, forbidden, unauthorized
 from server.table_view import table_view
 
@@ -474,6 +475,9 @@ async def readyz(request: web.Request) -> web.Response:
 
 async def metrics(request: web.Request) -> web.Response:
     registry = request.app[METRICS]
+    watch = request.app.get(LOOP_WATCH)
+    if watch is not None:
+        watch.scraped()
     timers = request.app.get(TIMERS)
     if timers is not None:
         registry.timers_seen(timers.hook_seconds, timers.loop_seconds, len(timers))
