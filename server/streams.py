@@ -26,6 +26,7 @@ import collections
 import contextlib
 import functools
 import logging
+import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
@@ -348,14 +349,41 @@ async def _admitted(request: web.Request) -> AsyncIterator[auth.Session | None]:
         yield session
 
 
-async def _still_valid(request: web.Request, session: auth.Session | None) -> bool:
-    """Whether a socket's token may still act (checked as each command arrives)."""
+class _Checked:
+    """When a socket's token was last found good, and the revocations this process had made
+    by then."""
+
+    __slots__ = ("at", "revocations")
+
+    def __init__(self) -> None:
+        self.at = -1e9
+        self.revocations = -1
+
+
+async def _still_valid(
+    request: web.Request, session: auth.Session | None, checked: _Checked
+) -> bool:
+    """Whether a socket's token may still act (checked as a command arrives). A token found good
+    is taken as good for ``Config.session_check`` seconds, unless this process revoked a token
+    since: one query per socket and interval rather than per command. Revoked through another
+    process, it stops within that interval (as :class:`SessionWatch` closes its sockets)."""
     if session is None:
         return True
+    accounts = request.app[auth.ACCOUNTS]
+    now = time.monotonic()
+    if (
+        now - checked.at < request.app[CONFIG].session_check
+        and checked.revocations == accounts.revocations
+    ):
+        return True
+    revocations = accounts.revocations
     try:
-        return await request.app[auth.ACCOUNTS].is_valid(session.token_hash)
+        good = await accounts.is_valid(session.token_hash)
     except StoreError:
         return True  # the database is away: the command itself is answered with a 503
+    if good:
+        checked.at, checked.revocations = now, revocations
+    return good
 
 
 async def _set(event: asyncio.Event) -> None:
@@ -441,11 +469,12 @@ async def _websocket(
         request.app[PRESENCE].connected(table_id, viewer) as watcher,
     ):
         announcer = asyncio.create_task(_announce(request.app, table_id, watcher, ws.send_bytes))
+        checked = _Checked()
         try:
             async for msg in ws:
                 if msg.type is not WSMsgType.TEXT and msg.type is not WSMsgType.BINARY:
                     continue
-                if not await _still_valid(request, session):
+                if not await _still_valid(request, session, checked):
                     refused = unauthorized(auth.INVALID_TOKEN)
                     await ws.send_bytes(
                         _encoder.encode(
