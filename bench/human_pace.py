@@ -111,8 +111,9 @@ class _Table:
         return 1 - self.idx(player)
 
     def move(self, m: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        play = self.rng.choice(m["plays"])["notation"]
-        return self.idx(m["player"]), {"type": "move", "notation": play}
+        # The play's first route, one checker and one die at a time, as ``move`` takes it.
+        route = self.rng.choice(m["plays"])["steps"][0]
+        return self.idx(m["player"]), {"type": "move", "moves": [[a, b] for a, b, _ in route]}
 
     # the stream of socket 0: every table event, in order
     def follow(self, msg: dict[str, Any]) -> None:

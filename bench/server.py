@@ -309,6 +309,9 @@ async def main() -> None:
     memory_tables = max(memory_tables, sizes[-1])
     began = time.perf_counter()
 
+    def log(what: str) -> None:
+        print(f"[{time.perf_counter() - began:6.1f} s] {what}", file=sys.stderr, flush=True)
+
     base_url = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
     dbname = f"bench_server_{os.getpid()}"
     admin = await asyncpg.connect(base_url)
@@ -324,6 +327,7 @@ async def main() -> None:
         # Memory first, on the fresh process: RSS over the tables created, idle and cached
         # (the state LRU holds 10,000), in blocks; the human-pace runs then play the first N.
         specs: list[TableSpec] = []
+        log("server ready")
         points = await create(a, specs, memory_tables, args.processes, 4 if args.quick else 8)
         half = len(points) // 2
         memory: dict[str, Any] = {
@@ -341,7 +345,9 @@ async def main() -> None:
                 await create(a, specs, n, args.processes, 1)
             clients = Clients([a.url], args.processes)
             before = a.rss()
+            log(f"{len(specs)} tables")
             sockets = await clients.connect(specs[:n], args.seed)
+            log(f"{sockets} sockets")
             await asyncio.sleep(3.0)  # the first commands, spread over one think time
             grown = a.rss() - before
             try:
@@ -349,6 +355,7 @@ async def main() -> None:
                 run["sockets"] = sockets
                 run["rss_kib_per_socket"] = round(grown / max(sockets, 1) / 1024, 2)
                 human.append(run)
+                log(f"human pace at {n} tables")
                 if n == sizes[-1]:
                     sat, sat_steps = await saturation(clients, [a], n, step_seconds, 1)
             finally:
@@ -366,7 +373,9 @@ async def main() -> None:
         largest = specs[: sizes[-1]]
         clients = Clients([a.url, b.url], args.processes)
         try:
+            log("saturation; two processes")
             await clients.connect(largest, args.seed + 100)
+            log("two processes connected")
             await asyncio.sleep(3.0)
             two = await measured(clients, [a, b], 0, Phase(3.0, seconds))
         finally:
@@ -381,6 +390,7 @@ async def main() -> None:
             "server_cpu_per_command_us": two["server_cpu_per_command_us"],
             "one_process": {"served_per_s": one["served_per_s"], "p99_ms": one["p99_ms"]},
         }
+        log("two processes done")
         raw = await raw_commits(dsn, 32, 3.0 if args.quick else 8.0)
     finally:
         for s in servers:

@@ -51,6 +51,7 @@ from events.streams import append_steps, chat_stream, table_stream
 from server.app import create_app
 from server.config import Config, load_signing_key, signing_key_path
 from server.database import migrate_as_owner, server_database_url
+from server.keys import CONFIG
 from server.logs import setup_logging
 from server.loop_watch import LOOP_WATCH
 from server.progress import Progress
@@ -131,8 +132,22 @@ def _event_loop() -> asyncio.AbstractEventLoop:
 
 async def _freeze(app: web.Application) -> None:
     """Start-up is over (after the database's and the others' contexts): what it made lives as
-    long as the process, out of the garbage collector's sight from now on."""
-    app[LOOP_WATCH].freeze()
+    long as the process, out of the garbage collector's sight from now on; and from now on, what
+    lives ``gc_freeze_every`` seconds too (docs/scaling.md)."""
+    watch = app[LOOP_WATCH]
+    watch.freeze()
+    config = app[CONFIG]
+    if config.gc_freeze_every:
+        task = asyncio.create_task(watch.keep_frozen(config.gc_freeze_every, config.gc_thaw_every))
+        app[_FREEZER] = task
+
+        async def stop(app: web.Application) -> None:
+            task.cancel()
+
+        app.on_cleanup.append(stop)
+
+
+_FREEZER = web.AppKey("gc_freezer", asyncio.Task)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -177,6 +177,14 @@ class Config:
     table_cache: int = 10_000
     """Tables whose folded state and dice seeds a process keeps in memory, the least recently
     used dropped first (`CHOUETTE_TABLE_CACHE`)."""
+    gc_freeze_every: float = 10.0
+    """Seconds between freezes of what has lived that long out of the garbage collector's sight
+    in a ``serve`` process (`CHOUETTE_GC_FREEZE_EVERY`; 0: only start-up's objects), so that a
+    full collection walks only younger objects (docs/scaling.md)."""
+    gc_thaw_every: float = 3600.0
+    """Seconds between thaws, when everything frozen is handed back to the collector, whose
+    next full collection frees the cyclic garbage frozen meanwhile (`CHOUETTE_GC_THAW_EVERY`;
+    0: never)."""
     plays_cache: int = 4096
     """Positions and throws whose legal plays a ``serve`` process keeps computed, the least
     recently used dropped first (`CHOUETTE_PLAYS_CACHE`): about 9 KB and 37 objects the
@@ -248,6 +256,8 @@ class Config:
             ("open_table_idle", parse_duration),
             ("table_cache", int),
             ("plays_cache", int),
+            ("gc_freeze_every", parse_duration),
+            ("gc_thaw_every", parse_duration),
             ("seed_window", int),
             ("table_clock", parse_clock),
             ("bot_workers", int),

@@ -82,10 +82,28 @@ class LoopWatch:
             self.beat(max(0.0, loop.time() - asked - BEAT))
 
     def freeze(self) -> None:
-        """Move everything made so far out of the collector's sight (start-up is over)."""
+        """Collect what is not frozen yet, then move everything still alive out of the
+        collector's sight: start-up's objects, and (every ``freeze_every`` seconds, see
+        :meth:`keep_frozen`) the tables and sockets that have lived that long."""
         gc.collect()
         gc.freeze()
         self.frozen.set(gc.get_freeze_count())
+
+    async def keep_frozen(self, every: float, thaw_every: float) -> None:
+        """Freeze what has lived ``every`` seconds, so that a full collection only walks what
+        is younger: its pause then follows the last seconds' objects, not the heap (thousands
+        of sockets and tables are millions of objects, a second's walk).
+
+        The price: cyclic garbage among frozen objects (a socket's objects, once it closes) is
+        not collected while frozen. Every ``thaw_every`` seconds everything is unfrozen and the
+        next freeze's full collection walks (and frees) it all: one long pause that often."""
+        thawed = time.monotonic()
+        while True:
+            await asyncio.sleep(every)
+            if thaw_every and time.monotonic() - thawed >= thaw_every:
+                gc.unfreeze()
+                thawed = time.monotonic()
+            self.freeze()
 
 
 LOOP_WATCH = web.AppKey("loop_watch", LoopWatch)

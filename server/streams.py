@@ -488,7 +488,10 @@ async def _websocket(
                     await revoked()
                     break
                 reply = await _ws_command(request, table_id, account, msg.data)
-                await ws.send_bytes(_encoder.encode(reply))
+                try:
+                    await ws.send_bytes(_encoder.encode(reply))
+                except ConnectionError:
+                    break  # the client went away before its answer: it resumes by version
                 if pump.done():
                     break
         finally:
