@@ -82,17 +82,35 @@ class ThrowMessages:
 
     def __init__(self, size: int = 1024) -> None:
         self.size = size
-        self._items: collections.OrderedDict[tuple[str, int], msgspec.Raw | None] = (
-            collections.OrderedDict()
-        )
+        self._items: collections.OrderedDict[
+            tuple[str, int], asyncio.Future[msgspec.Raw | None]
+        ] = collections.OrderedDict()
 
     async def get(self, app: web.Application, table_id: str, rec: RecordedEvent) -> object:
-        """The throw's ``m``, or None when the table has moved on since (or it is no throw)."""
+        """The throw's ``m``, or None when the table has moved on since (or it is no throw).
+        Computed once: the table's other sockets asking meanwhile wait for the same answer."""
         if rec.type not in THROWS:
             return None
         key = (table_id, rec.version)
-        if key in self._items:
-            return self._items[key]
+        known = self._items.get(key)
+        if known is not None:
+            return await asyncio.shield(known)
+        future: asyncio.Future[msgspec.Raw | None] = asyncio.get_running_loop().create_future()
+        self._items[key] = future
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+        try:
+            out = await self._compute(app, table_id, rec)
+        except BaseException:
+            self._items.pop(key, None)
+            future.set_result(None)
+            raise
+        future.set_result(out)
+        return out
+
+    async def _compute(
+        self, app: web.Application, table_id: str, rec: RecordedEvent
+    ) -> msgspec.Raw | None:
         tables = app[TABLES]
         state = tables.cached(table_id)
         if state is None or state.version < rec.version:
@@ -100,18 +118,13 @@ class ThrowMessages:
                 state = await tables.state(table_id)
             except (StoreError, ValueError):
                 return None
-        out: msgspec.Raw | None = None
-        if state.version == rec.version:
-            event = decode_recorded(rec)
-            thrower = getattr(event, "player", "")
-            dice = getattr(event, "dice", (0, 0))
-            view = throw_view(state, rec.type, thrower, tuple(dice), tables.now())
-            if view is not None:
-                out = msgspec.Raw(_encoder.encode(view))
-        self._items[key] = out
-        while len(self._items) > self.size:
-            self._items.popitem(last=False)
-        return out
+        if state.version != rec.version:
+            return None
+        event = decode_recorded(rec)
+        thrower = getattr(event, "player", "")
+        dice = getattr(event, "dice", (0, 0))
+        view = throw_view(state, rec.type, thrower, tuple(dice), tables.now())
+        return None if view is None else msgspec.Raw(_encoder.encode(view))
 
 
 THROW_MESSAGES = web.AppKey("throw_messages", ThrowMessages)
@@ -146,6 +159,25 @@ def _check_after(stream: str, after: int, head: int, window: int) -> None:
         )
     if head - after > window:
         raise Resync(stream, after, head, f"version {after} is too far back; resync from the state")
+
+
+async def _followed(
+    app: web.Application, stream: str, version: int
+) -> AsyncIterator[RecordedEvent]:
+    """One stream after ``version``, as it grows. A subscription reading the database while it
+    is away ends with StoreUnavailableError: it waits and subscribes again after the last
+    version given, so that the client sees nothing but a pause."""
+    notifier: LiveFeed = app[LIVE_FEED]
+    while True:
+        try:
+            async with notifier.subscribe_stream(stream, version) as sub:
+                async for rec in sub:
+                    yield rec
+                    version = rec.version
+            return
+        except StoreUnavailableError as exc:
+            log.warning("stream paused: %s", exc, extra={"stream": stream})
+            await asyncio.sleep(app[CONFIG].poll_interval)
 
 
 async def _merged(
@@ -448,18 +480,25 @@ async def _websocket(
     metrics.sent(ws, table_stream(table_id), after)
     metrics.sent(ws, chat_stream(table_id), chat_after)
 
-    async def writer() -> None:
+    async def writer(name: str, stream: str, version: int) -> None:
+        # Each stream straight to the socket (a frame is written whole, so the two streams'
+        # messages never mix): no queue and no task between the feed and the socket.
         try:
-            async for name, rec in _merged(request.app, table_id, after, chat_after):
+            async for rec in _followed(request.app, stream, version):
                 await ws.send_bytes(await _stream_message(request.app, table_id, name, rec, viewer))
                 metrics.sent(ws, rec.stream_id, rec.version)
+        except ConnectionError:
+            pass  # the client went away: it resumes by version
         except Exception:
             # Never leave a socket open that no longer delivers: the client reconnects with
             # its last version and resumes exactly.
             log.exception("stream to a socket failed", extra={"table_id": table_id})
             await ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"stream failed; resume")
 
-    pump = asyncio.create_task(writer())
+    pumps = (
+        asyncio.create_task(writer("table", table_stream(table_id), after)),
+        asyncio.create_task(writer("chat", chat_stream(table_id), chat_after)),
+    )
     revoked = functools.partial(
         ws.close, code=WSCloseCode.POLICY_VIOLATION, message=b"the token was revoked or expired"
     )
@@ -492,10 +531,10 @@ async def _websocket(
                     await ws.send_bytes(_encoder.encode(reply))
                 except ConnectionError:
                     break  # the client went away before its answer: it resumes by version
-                if pump.done():
+                if pumps[0].done() or pumps[1].done():
                     break
         finally:
-            for task in (announcer, pump):
+            for task in (announcer, *pumps):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
