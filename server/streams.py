@@ -269,6 +269,9 @@ class SessionWatch:
         self.interval = interval
         self._stops: dict[bytes, set[Callable[[], Awaitable[object]]]] = {}
         self._stopping: set[asyncio.Task[object]] = set()
+        self.checked_at = -1e9
+        """When the last check began that found every open socket's token good or stopped it
+        (``time.monotonic()``)."""
 
     @contextlib.contextmanager
     def watching(
@@ -296,13 +299,16 @@ class SessionWatch:
     async def check(self) -> None:
         """Stop the sockets whose token is no longer good (the database away: none)."""
         asked = list(self._stops)
+        began = time.monotonic()
         if not asked:
+            self.checked_at = began
             return
         try:
             valid = await self.accounts.valid_tokens(asked)
         except StoreError as exc:
             log.warning("cannot check the sockets' tokens: %s", exc)
             return
+        self.checked_at = began
         # Only the tokens asked about: a socket opened during the query is not judged by it.
         for digest in asked:
             if digest in valid:
@@ -382,29 +388,31 @@ async def _admitted(request: web.Request) -> AsyncIterator[auth.Session | None]:
 
 
 class _Checked:
-    """When a socket's token was last found good, and the revocations this process had made
-    by then."""
+    """When a socket's token was last found good (its connection's own check, or its last
+    command's), and the revocations this process had made by then."""
 
     __slots__ = ("at", "revocations")
 
-    def __init__(self) -> None:
-        self.at = -1e9
-        self.revocations = -1
+    def __init__(self, revocations: int) -> None:
+        self.at = time.monotonic()
+        self.revocations = revocations
 
 
 async def _still_valid(
     request: web.Request, session: auth.Session | None, checked: _Checked
 ) -> bool:
-    """Whether a socket's token may still act (checked as a command arrives). A token found good
-    is taken as good for ``Config.session_check`` seconds, unless this process revoked a token
-    since: one query per socket and interval rather than per command. Revoked through another
-    process, it stops within that interval (as :class:`SessionWatch` closes its sockets)."""
+    """Whether a socket's token may still act (checked as a command arrives). A token found
+    good, by this socket or by :class:`SessionWatch`'s last check of every socket's token, is
+    taken as good for ``Config.session_check`` seconds unless this process revoked a token
+    since: no query per command. Revoked through another process, it stops within that
+    interval (as :class:`SessionWatch` closes its sockets)."""
     if session is None:
         return True
     accounts = request.app[auth.ACCOUNTS]
     now = time.monotonic()
+    fresh = max(checked.at, request.app[WATCH].checked_at)
     if (
-        now - checked.at < request.app[CONFIG].session_check
+        now - fresh < request.app[CONFIG].session_check
         and checked.revocations == accounts.revocations
     ):
         return True
@@ -508,7 +516,7 @@ async def _websocket(
         request.app[PRESENCE].connected(table_id, viewer) as watcher,
     ):
         announcer = asyncio.create_task(_announce(request.app, table_id, watcher, ws.send_bytes))
-        checked = _Checked()
+        checked = _Checked(request.app[auth.ACCOUNTS].revocations)
         try:
             async for msg in ws:
                 if msg.type is not WSMsgType.TEXT and msg.type is not WSMsgType.BINARY:
