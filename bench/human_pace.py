@@ -445,7 +445,7 @@ async def _worker_main(conn: Connection, urls: list[str], job: dict[str, Any]) -
                 stats = run.stats[k]
                 stats["client_cpu_s"] = used
                 stats["resyncs"], run.resyncs = run.resyncs, 0
-                stats["closed"] = run.closed
+                stats["closed"], run.closed = run.closed, 0
                 conn.send(("phase", k, stats))
         for t in tables:
             for task in t.tasks:
@@ -609,6 +609,7 @@ def summary(stats: dict[str, Any], tables: int, think_mean: float) -> dict[str, 
         "fanout_p99_ms": round(pct(fan, 0.99) * 1000, 2),
         "fanout_from_send_p99_ms": round(pct(stats["fanout_send"], 0.99) * 1000, 2),
         "errors": stats["errors"] + stats["closed"],
+        "sockets_closed": stats["closed"],
         "resyncs": stats["resyncs"],
         "error_samples": stats["why"][:5],
         "client_cpu": round(stats["client_cpu_s"] / wall, 3),

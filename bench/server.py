@@ -262,29 +262,39 @@ async def raw_commits(dsn: str, concurrency: int, seconds: float) -> float:
 
 
 async def saturation(
-    clients: Clients, servers: list[Server], tables: int, seconds: float, first: int
+    clients: Clients, servers: list[Server], seconds: float, first: int, base: dict[str, Any]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Shorter think times until p99 passes the limit; the best step within it, and all."""
+    """From the human-pace run ``base``: shorter think times while p99 stays within the limit
+    and the served rate grows (or, when ``base`` is past the limit already, longer ones, fewer
+    commands a table). The highest served rate within the limit, and every step."""
     steps: list[dict[str, Any]] = []
-    best: dict[str, Any] | None = None
     k = first
-    for mean in (1.5, 0.75, 0.5, 0.35, 0.25, 0.18, 0.12):
+    up = base["p99_ms"] <= P99_LIMIT_MS
+    means = (1.5, 0.75, 0.5, 0.35, 0.25, 0.18, 0.12) if up else (6.0, 12.0, 24.0)
+    previous = base
+    for mean in means:
+        await asyncio.sleep(2.0)  # back at 3 s a command: drain
         step = await measured(clients, servers, k, Phase(mean, seconds))
         k += 1
         steps.append(step)
         within = step["p99_ms"] <= P99_LIMIT_MS
-        if within and (best is None or step["served_per_s"] > best["served_per_s"]):
-            best = step
+        if not up:
+            if within:
+                break
+            continue
         # Past the limit, or the served rate no longer grows (each table has one command in
         # flight: a saturated server slows the clients down rather than queue without end).
-        grew = len(steps) < 2 or step["served_per_s"] > 1.1 * steps[-2]["served_per_s"]
-        if not within or not grew:
+        if not within or step["served_per_s"] < 1.1 * previous["served_per_s"]:
             break
-        await asyncio.sleep(2.0)  # back at 3 s a command: drain
-    best = best or steps[0]
+        previous = step
+    candidates = [r for r in (base, *steps) if r["p99_ms"] <= P99_LIMIT_MS]
+    best = max(candidates, key=lambda r: r["served_per_s"]) if candidates else None
+    if best is None:
+        return {"commands_per_s": None, "note": "no step kept p99 within the limit"}, steps
     return {
         "commands_per_s": best["served_per_s"],
-        "offered_per_s": best["offered_per_s"],
+        "tables": best["tables"],
+        "think_mean_s": best["think_mean_s"],
         "p99_ms": best["p99_ms"],
         "commands_per_server_cpu_s": best["commands_per_server_cpu_s"],
         "server_cpu": best["server_cpu"],
@@ -303,8 +313,8 @@ async def main() -> None:
     ap.add_argument("--profile", metavar="FILE", help="run the server under py-spy")
     args = ap.parse_args()
     sizes = [int(n) for n in (args.sizes or ("2000" if args.quick else "500,2000,5000")).split(",")]
-    seconds = args.seconds or (15.0 if args.quick else 40.0)
-    step_seconds = 6.0 if args.quick else 15.0
+    seconds = args.seconds or (12.0 if args.quick else 40.0)
+    step_seconds = 5.0 if args.quick else 15.0
     memory_tables = args.memory_tables or (sizes[-1] if args.quick else 10_000)
     memory_tables = max(memory_tables, sizes[-1])
     began = time.perf_counter()
@@ -348,7 +358,7 @@ async def main() -> None:
             log(f"{len(specs)} tables")
             sockets = await clients.connect(specs[:n], args.seed)
             log(f"{sockets} sockets")
-            await asyncio.sleep(3.0)  # the first commands, spread over one think time
+            await asyncio.sleep(2.0)  # the first commands, spread over one think time
             grown = a.rss() - before
             try:
                 run = await measured(clients, [a], 0, Phase(3.0, seconds))
@@ -357,7 +367,7 @@ async def main() -> None:
                 human.append(run)
                 log(f"human pace at {n} tables")
                 if n == sizes[-1]:
-                    sat, sat_steps = await saturation(clients, [a], n, step_seconds, 1)
+                    sat, sat_steps = await saturation(clients, [a], step_seconds, 1, run)
             finally:
                 await clients.close()
         memory |= {
@@ -370,25 +380,31 @@ async def main() -> None:
         b = Server(dsn)
         servers.append(b)
         await b.ready()
-        largest = specs[: sizes[-1]]
+        # --quick: on 500 of the tables (their sockets connect again, to both servers).
+        largest = specs[: min(sizes[-1], 500) if args.quick else sizes[-1]]
         clients = Clients([a.url, b.url], args.processes)
         try:
             log("saturation; two processes")
             await clients.connect(largest, args.seed + 100)
             log("two processes connected")
-            await asyncio.sleep(3.0)
+            await asyncio.sleep(2.0)
             two = await measured(clients, [a, b], 0, Phase(3.0, seconds))
         finally:
             await clients.close()
-        one = human[-1]
+        one = next((h for h in human if h["tables"] == len(largest)), human[-1])
         out["two_processes"] = {
             "tables": len(largest),
             "served_per_s": two["served_per_s"],
             "p99_ms": two["p99_ms"],
             "p999_ms": two["p999_ms"],
             "errors": two["errors"],
+            "error_samples": two["error_samples"],
             "server_cpu_per_command_us": two["server_cpu_per_command_us"],
-            "one_process": {"served_per_s": one["served_per_s"], "p99_ms": one["p99_ms"]},
+            "one_process": {
+                "tables": one["tables"],
+                "served_per_s": one["served_per_s"],
+                "p99_ms": one["p99_ms"],
+            },
         }
         log("two processes done")
         raw = await raw_commits(dsn, 32, 3.0 if args.quick else 8.0)

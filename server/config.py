@@ -177,7 +177,7 @@ class Config:
     table_cache: int = 10_000
     """Tables whose folded state and dice seeds a process keeps in memory, the least recently
     used dropped first (`CHOUETTE_TABLE_CACHE`)."""
-    gc_freeze_every: float = 10.0
+    gc_freeze_every: float = 5.0
     """Seconds between freezes of what has lived that long out of the garbage collector's sight
     in a ``serve`` process (`CHOUETTE_GC_FREEZE_EVERY`; 0: only start-up's objects), so that a
     full collection walks only younger objects (docs/scaling.md)."""

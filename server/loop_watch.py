@@ -81,11 +81,11 @@ class LoopWatch:
             await asyncio.sleep(BEAT)
             self.beat(max(0.0, loop.time() - asked - BEAT))
 
-    def freeze(self) -> None:
-        """Collect what is not frozen yet, then move everything still alive out of the
-        collector's sight: start-up's objects, and (every ``freeze_every`` seconds, see
+    def freeze(self, generation: int = 2) -> None:
+        """Collect the generations up to ``generation``, then move everything still alive out
+        of the collector's sight: start-up's objects, and (every ``freeze_every`` seconds, see
         :meth:`keep_frozen`) the tables and sockets that have lived that long."""
-        gc.collect()
+        gc.collect(generation)
         gc.freeze()
         self.frozen.set(gc.get_freeze_count())
 
@@ -95,15 +95,20 @@ class LoopWatch:
         of sockets and tables are millions of objects, a second's walk).
 
         The price: cyclic garbage among frozen objects (a socket's objects, once it closes) is
-        not collected while frozen. Every ``thaw_every`` seconds everything is unfrozen and the
-        next freeze's full collection walks (and frees) it all: one long pause that often."""
+        not collected while frozen (nor what was cyclic garbage in the oldest generation when it
+        was frozen). Every ``thaw_every`` seconds everything is unfrozen and a full collection
+        walks (and frees) it all: one long pause that often."""
         thawed = time.monotonic()
         while True:
             await asyncio.sleep(every)
             if thaw_every and time.monotonic() - thawed >= thaw_every:
                 gc.unfreeze()
                 thawed = time.monotonic()
-            self.freeze()
+                self.freeze()
+            else:
+                # The young generations only (a full collection here would walk everything
+                # made since the last freeze: a burst of connections is a long pause).
+                self.freeze(1)
 
 
 LOOP_WATCH = web.AppKey("loop_watch", LoopWatch)
