@@ -262,7 +262,12 @@ async def raw_commits(dsn: str, concurrency: int, seconds: float) -> float:
 
 
 async def saturation(
-    clients: Clients, servers: list[Server], seconds: float, first: int, base: dict[str, Any]
+    clients: Clients,
+    servers: list[Server],
+    seconds: float,
+    first: int,
+    base: dict[str, Any],
+    most: int,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """From the human-pace run ``base``: shorter think times while p99 stays within the limit
     and the served rate grows (or, when ``base`` is past the limit already, longer ones, fewer
@@ -272,7 +277,7 @@ async def saturation(
     up = base["p99_ms"] <= P99_LIMIT_MS
     means = (1.5, 0.75, 0.5, 0.35, 0.25, 0.18, 0.12) if up else (6.0, 12.0, 24.0)
     previous = base
-    for mean in means:
+    for mean in means[:most]:
         await asyncio.sleep(2.0)  # back at 3 s a command: drain
         step = await measured(clients, servers, k, Phase(mean, seconds))
         k += 1
@@ -367,7 +372,9 @@ async def main() -> None:
                 human.append(run)
                 log(f"human pace at {n} tables")
                 if n == sizes[-1]:
-                    sat, sat_steps = await saturation(clients, [a], step_seconds, 1, run)
+                    sat, sat_steps = await saturation(
+                        clients, [a], step_seconds, 1, run, 2 if args.quick else 7
+                    )
             finally:
                 await clients.close()
         memory |= {

@@ -403,16 +403,17 @@ async def _still_valid(
 ) -> bool:
     """Whether a socket's token may still act (checked as a command arrives). A token found
     good, by this socket or by :class:`SessionWatch`'s last check of every socket's token, is
-    taken as good for ``Config.session_check`` seconds unless this process revoked a token
-    since: no query per command. Revoked through another process, it stops within that
-    interval (as :class:`SessionWatch` closes its sockets)."""
+    taken as good for two ``Config.session_check`` intervals unless this process revoked a
+    token since: no query per command. Revoked through another process, its socket is closed
+    within an interval by :class:`SessionWatch` (and refuses commands within two)."""
     if session is None:
         return True
     accounts = request.app[auth.ACCOUNTS]
     now = time.monotonic()
     fresh = max(checked.at, request.app[WATCH].checked_at)
+    # Two intervals: the watch checks every interval, and its query takes a moment.
     if (
-        now - fresh < request.app[CONFIG].session_check
+        now - fresh < 2 * request.app[CONFIG].session_check
         and checked.revocations == accounts.revocations
     ):
         return True
