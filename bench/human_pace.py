@@ -17,7 +17,7 @@ Measured per phase, by the clients: command latency (send → the sender's own `
 commands offered and acknowledged, errors, and the clients' own CPU.
 
 :func:`run_human_pace` is the entry point (``bench/server.py`` uses it, and other benchmarks can:
-``extra`` runs beside the measured phases in the calling process).
+``extra_tables`` runs beside the measured phases in the calling process).
 """
 
 from __future__ import annotations
@@ -623,15 +623,16 @@ async def run_human_pace(
     *,
     processes: int = 2,
     seed: int = 1,
-    extra: Callable[[], Awaitable[Any]] | None = None,
+    extra_tables: Callable[[], Awaitable[Any]] | None = None,
     on_phase: Callable[[int, str], Awaitable[Any]] | None = None,
 ) -> dict[str, Any]:
     """Play ``tables`` (a count to create, or tables made before) at human pace against
     ``server_urls`` (table i on server i mod their number) for each of ``phases`` (default: one
     of 30 s at a 3 s mean think time).
 
-    ``extra`` (optional) runs in this process beside the phases (for example bot tables); its
-    result is returned as ``extra``. ``on_phase(k, "start" | "end")`` is awaited at each phase's
+    ``extra_tables`` (optional) is awaited in this process beside the phases (for example bot
+    tables played at their own pace, started once the clients' sockets are open); its result is
+    returned as ``extra``. ``on_phase(k, "start" | "end")`` is awaited at each phase's
     bounds (the server's CPU and metrics are read there). Returns ``{"specs", "sockets",
     "phases": [summary...], "extra"}``.
     """
@@ -644,8 +645,8 @@ async def run_human_pace(
     extra_task = None
     try:
         sockets = await clients.connect(specs, seed)
-        if extra is not None:
-            extra_task = asyncio.create_task(extra())
+        if extra_tables is not None:
+            extra_task = asyncio.create_task(extra_tables())
         out = []
         for k, ph in enumerate(phases):
             stats = await clients.phase(
