@@ -21,20 +21,21 @@ from server.config import Config
 async def test_metrics_show_the_heartbeat_lateness_and_the_collections(client: TestClient) -> None:
     await asyncio.sleep(0.3)
     gc.collect()
-    # Hold the loop for 150 ms: the heartbeat wakes that much late.
-    time.sleep(0.15)
+    # Hold the loop for 300 ms: the heartbeat (asleep for 50 ms at most) wakes 250 ms late at
+    # least.
+    time.sleep(0.3)
     await asyncio.sleep(0.1)
     text = await (await client.get("/metrics")).text()
     beats = samples(text, "chouette_loop_lag_seconds_count")[""]
     assert beats >= 3
-    assert samples(text, "chouette_loop_lag_max_seconds")[""] >= 0.1
+    assert samples(text, "chouette_loop_lag_max_seconds")[""] >= 0.25
     late = samples(text, "chouette_loop_lag_seconds_bucket")
-    assert late['{le="0.1"}'] < late['{le="0.25"}']  # the 150 ms one
+    assert late['{le="0.1"}'] < late['{le="+Inf"}']  # the 300 ms one
     assert samples(text, "chouette_gc_seconds_count")['{generation="2"}'] >= 1
     # The largest lateness is per scrape: the next window starts afresh.
     await asyncio.sleep(0.2)
     text = await (await client.get("/metrics")).text()
-    assert samples(text, "chouette_loop_lag_max_seconds")[""] < 0.1
+    assert samples(text, "chouette_loop_lag_max_seconds")[""] < 0.25
 
 
 def test_the_legal_plays_cache_is_bounded_by_its_setting(monkeypatch: pytest.MonkeyPatch) -> None:
