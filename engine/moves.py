@@ -616,9 +616,27 @@ def _generate_general(
     return tuple(plays)
 
 
-@lru_cache(maxsize=65536)
-def _cached(me: tuple[int, ...], opp: tuple[int, ...], hi: int, lo: int) -> tuple[Play, ...]:
+PLAYS_CACHE = 4096
+"""How many (position, throw) entries the legal plays cache keeps by default (each about 9 KB
+and 37 objects the garbage collector tracks: the plays' moves and results)."""
+
+
+def _generate_cached(
+    me: tuple[int, ...], opp: tuple[int, ...], hi: int, lo: int
+) -> tuple[Play, ...]:
     return _generate(me, opp, hi, lo)
+
+
+_cached = lru_cache(maxsize=PLAYS_CACHE)(_generate_cached)
+
+
+def set_plays_cache(size: int) -> None:
+    """Keep the legal plays of the ``size`` (position, throw) pairs used last (0: none); the
+    plays computed so far are dropped."""
+    global _cached
+    if size < 0:
+        raise ValueError(f"a cache size is 0 or more, not {size!r}")
+    _cached = lru_cache(maxsize=size)(_generate_cached)
 
 
 class LegalPlays:

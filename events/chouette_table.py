@@ -38,7 +38,11 @@ from events.table import (
     waive_seed,
 )
 
-__all__ = ["decide", "evolve", "name_players", "options_of", "settlements_of"]
+__all__ = ["HISTORY_HELD", "decide", "evolve", "name_players", "options_of", "settlements_of"]
+
+HISTORY_HELD = 5
+"""The finished games a chouette's folded state keeps (the table view's ``history``); the
+others are read from the store when asked for, so the state does not grow with games."""
 
 
 def options_of(o: e.TableOptions) -> ChouetteOptions:
@@ -379,6 +383,10 @@ def evolve(s: TableState, event: e.Event) -> TableState:
         case e.GameStarted():
             # The first game throws for the line next (line_throw), then starts.
             new = Chouette.new(s.members, options_of(s.options)) if ch is None else ch.start_game()
+            if len(new.history) > HISTORY_HELD:
+                # A long-running table costs the same memory at game 1,000 as at game 10: the
+                # older games are read from the store (GET /tables/{id}/history).
+                new = replace(new, history=new.history[-HISTORY_HELD:])
             return game_started(s, event, chouette=new)
         case e.ClientSeedAdded():
             return evolve_seed(s, event)

@@ -253,6 +253,10 @@ _COLUMNS: Final = _OUTCOME_COLUMNS + ", hash"
 _READ_STREAM: Final = (
     f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version LIMIT $3"
 )
+_READ_TYPES_BEFORE: Final = (
+    f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version < $2"
+    " AND type = ANY($3::text[]) ORDER BY version DESC LIMIT $4"
+)
 _READ_VERSIONS: Final = (
     f"SELECT {_OUTCOME_COLUMNS} FROM events WHERE stream_id = $1 AND version BETWEEN $2 AND $3"
     " ORDER BY version"
@@ -730,6 +734,17 @@ class EventStore:
         """A stream's events with a version above ``after_version``, in order."""
         with translate_errors():
             rows = await self._pool.fetch(_READ_STREAM, stream_id, after_version, limit)
+        return [RecordedEvent(*r) for r in rows]
+
+    async def read_types_before(
+        self, stream_id: str, before_version: int, types: Sequence[str], limit: int
+    ) -> list[RecordedEvent]:
+        """Up to ``limit`` of a stream's events of the given ``types`` below ``before_version``,
+        newest first (a page of a table's history, read back from its end)."""
+        with translate_errors():
+            rows = await self._pool.fetch(
+                _READ_TYPES_BEFORE, stream_id, before_version, list(types), limit
+            )
         return [RecordedEvent(*r) for r in rows]
 
     async def read_log(

@@ -30,7 +30,7 @@ import abc
 import asyncio
 import contextlib
 import logging
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Final
@@ -324,10 +324,29 @@ class LiveFeed:
         self._listening = asyncio.Event()
         self._first_attempt = asyncio.Event()
         self._closed = False
+        self._partitions: OrderedDict[str, int] = OrderedDict()
+        """The partitions of the streams subscribed to lately (a stream never changes
+        partition once appended to), so that a new subscription does not look it up again."""
+
+    PARTITIONS_KEPT = 20_000
+    """How many streams' partitions :attr:`_partitions` keeps (least recently used first out)."""
 
     @property
     def closed(self) -> bool:
         return self._closed
+
+    async def stream_partition(self, stream_id: str) -> int | None:
+        """The partition a stream lives in (remembered), or None before its first append."""
+        known = self._partitions.get(stream_id)
+        if known is not None:
+            self._partitions.move_to_end(stream_id)
+            return known
+        found = await self.store.stream_partition(stream_id)
+        if found is not None:
+            self._partitions[stream_id] = found
+            if len(self._partitions) > self.PARTITIONS_KEPT:
+                self._partitions.popitem(last=False)
+        return found
 
     @property
     def holes(self) -> list[LogHole]:
@@ -700,9 +719,10 @@ class StreamSubscription(Subscription):
 
     async def _partition(self) -> int:
         if self._partition_id is None:
-            store = self._live.store
-            found = await store.stream_partition(self.stream_id)
-            self._partition_id = store.partition_for(self.stream_id) if found is None else found
+            found = await self._live.stream_partition(self.stream_id)
+            if found is None:
+                found = self._live.store.partition_for(self.stream_id)
+            self._partition_id = found
         return self._partition_id
 
     async def _read(self) -> list[RecordedEvent]:

@@ -26,6 +26,8 @@ from server import (
     analysis,
     api_docs,
     heads,
+    history,
+    loop_watch,
     openapi,
     privacy,
     ratelimit,
@@ -70,11 +72,13 @@ def create_app(config: Config | None = None) -> web.Application:
     app[SOCKETS] = weakref.WeakSet()
     app[PRESENCE] = Presence()
     app[streams.EVENT_STREAMS] = streams.EventStreams()
+    app[streams.THROW_MESSAGES] = streams.ThrowMessages()
     app[ratelimit.LIMITS] = ratelimit.Limits(config)
     app.cleanup_ctx.append(_database)
     app.cleanup_ctx.append(heads.warm_heads)
     app.cleanup_ctx.append(social_handlers.read_models)
     app.cleanup_ctx.append(streams.watch_sessions)
+    app.cleanup_ctx.append(loop_watch.watch_loop)
     app.on_shutdown.append(_close_sockets)
     _routes(app)
     return app
@@ -97,6 +101,7 @@ def _routes(app: web.Application) -> None:
     r.add_get("/tables/{table_id}/ws", streams.websocket)
     r.add_get("/tables/{table_id}/events", streams.sse)
     r.add_get("/tables/{table_id}/audit", record_handlers.handle_audit)
+    r.add_get("/tables/{table_id}/history", history.handle_history)
     r.add_get("/tables/{table_id}/replay", record_handlers.handle_replay)
     r.add_get("/tables/{table_id}/export.mat", record_handlers.handle_export_mat)
     r.add_get("/tables/{table_id}/analysis", analysis.handle_analysis)

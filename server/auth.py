@@ -109,6 +109,9 @@ class Accounts:
         self.token_ttl = token_ttl
         self.guest_token_ttl = guest_token_ttl
         self.ticket_ttl = ticket_ttl
+        self.revocations = 0
+        """Tokens revoked through this process so far: a socket that checked its token before
+        the last one checks it again (see ``server.streams``)."""
         self.hasher = PasswordHasher(
             time_cost=ARGON2_TIME,
             memory_cost=ARGON2_MEMORY_KIB,
@@ -325,6 +328,7 @@ class Accounts:
 
     async def revoke(self, token: str) -> None:
         """Revoke a token (logging out)."""
+        self.revocations += 1
         with translate_errors():
             await self.pool.execute(
                 "UPDATE tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL",
@@ -333,6 +337,7 @@ class Accounts:
 
     async def revoke_all(self, account_id: str) -> int:
         """Revoke every token of an account (logging out everywhere); how many were live."""
+        self.revocations += 1
         with translate_errors():
             status = await self.pool.execute(
                 "UPDATE tokens SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL",

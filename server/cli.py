@@ -21,6 +21,7 @@ import msgspec
 from aiohttp import web
 
 from engine.matfile import MatFormatError, write_mat
+from engine.moves import set_plays_cache
 from events import types as e
 from events.audit import TableReport
 from events.audit_scan import StoreAudit, audit_all, audit_tables
@@ -53,7 +54,9 @@ from server import cli_analyse
 from server.app import create_app
 from server.config import Config, load_signing_key, signing_key_path
 from server.database import migrate_as_owner, server_database_url
+from server.keys import CONFIG
 from server.logs import setup_logging
+from server.loop_watch import LOOP_WATCH
 from server.progress import Progress
 from server.project_cli import add_project_command, run_project
 
@@ -132,6 +135,26 @@ def _event_loop() -> asyncio.AbstractEventLoop:
     return uvloop.new_event_loop()
 
 
+async def _freeze(app: web.Application) -> None:
+    """Start-up is over (after the database's and the others' contexts): what it made lives as
+    long as the process, out of the garbage collector's sight from now on; and from now on, what
+    lives ``gc_freeze_every`` seconds too (docs/scaling.md)."""
+    watch = app[LOOP_WATCH]
+    watch.freeze()
+    config = app[CONFIG]
+    if config.gc_freeze_every:
+        task = asyncio.create_task(watch.keep_frozen(config.gc_freeze_every, config.gc_thaw_every))
+        app[_FREEZER] = task
+
+        async def stop(app: web.Application) -> None:
+            task.cancel()
+
+        app.on_cleanup.append(stop)
+
+
+_FREEZER = web.AppKey("gc_freezer", asyncio.Task)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     config = config_from(args)
@@ -142,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"starting embedded PostgreSQL in {config.data_dir.resolve()} ...", file=sys.stderr
             )
         app = create_app(config)
+        set_plays_cache(config.plays_cache)
+        app.on_startup.append(_freeze)
 
         def started(_: object) -> None:
             url = f"http://{config.host}:{config.port}"

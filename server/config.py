@@ -162,6 +162,9 @@ class Config:
     rate_invitations: Rate | None = Rate(30, 60)
     """Invitations created, revoked and redeemed per address (a code is unguessable; this keeps
     anyone from trying)."""
+    rate_history: Rate | None = Rate(120, 60)
+    """Pages of a chouette's finished games (``GET /tables/{id}/history``) per address: each
+    reads back through the table's stream."""
     rate_open_tables: int | None = 20
     """Tables an account may have open at once: not finished and active in the last
     :attr:`open_table_idle` seconds. The lobby lists 500 tables, so one account cannot bury it."""
@@ -183,6 +186,19 @@ class Config:
     table_cache: int = 10_000
     """Tables whose folded state and dice seeds a process keeps in memory, the least recently
     used dropped first (`CHOUETTE_TABLE_CACHE`)."""
+    gc_freeze_every: float = 5.0
+    """Seconds between freezes of what has lived that long out of the garbage collector's sight
+    in a ``serve`` process (`CHOUETTE_GC_FREEZE_EVERY`; 0: only start-up's objects), so that a
+    full collection walks only younger objects (docs/scaling.md)."""
+    gc_thaw_every: float = 3600.0
+    """Seconds between thaws, when everything frozen is handed back to the collector, whose
+    next full collection frees the cyclic garbage frozen meanwhile (`CHOUETTE_GC_THAW_EVERY`;
+    0: never)."""
+    plays_cache: int = 4096
+    """Positions and throws whose legal plays a ``serve`` process keeps computed, the least
+    recently used dropped first (`CHOUETTE_PLAYS_CACHE`): about 9 KB and 37 objects the
+    collector tracks each. A throw's plays are asked for a few times within seconds (the
+    stream's message, the play's check, a bot), so a few seconds of throws is enough."""
     table_clock: ClockOptions | Literal["off"] | None = None
     """The clocks of tables created without a ``clock`` option (`CHOUETTE_TABLE_CLOCK`: ``off``,
     or ``DELAY+RESERVE[+PER_POINT]`` in seconds, e.g. ``12+120+20``). None: each kind's
@@ -264,6 +280,9 @@ class Config:
             *((name, _cap) for name in CAPS),
             ("open_table_idle", parse_duration),
             ("table_cache", int),
+            ("plays_cache", int),
+            ("gc_freeze_every", parse_duration),
+            ("gc_thaw_every", parse_duration),
             ("seed_window", int),
             ("table_clock", parse_clock),
             ("leaderboard_min_experience", int),
@@ -333,6 +352,7 @@ RATES = (
     "rate_heads",
     "rate_social",
     "rate_invitations",
+    "rate_history",
 )
 """The token-bucket limits, each set by ``CHOUETTE_<NAME>`` as ``COUNT/DURATION`` or ``off``."""
 

@@ -32,6 +32,7 @@ from server.keys import (
     TABLES,
     TIMERS,
 )
+from server.loop_watch import LOOP_WATCH
 from server.problems import bad_request, forbidden, unauthorized
 from server.social_options import prepare_create
 from server.table_view import table_view
@@ -117,6 +118,10 @@ class EventMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The event's stored chain hash in hex: its stream's chain head at ``v``, for a client to
     keep and later hold the server to (docs/heads.md). Absent when the recipient may not see the
     event, and in a command's result."""
+    m: Any = None
+    """Streams only, on an ``opening_throw`` or ``dice_rolled``: what the throw leaves the
+    player to move (:class:`server.table_view.ThrowView`: the legal plays, or none when they
+    cannot move). Absent when the table had moved on before the throw was first streamed."""
 
 
 class CommandResult(msgspec.Struct, kw_only=True):
@@ -473,6 +478,9 @@ async def readyz(request: web.Request) -> web.Response:
 
 async def metrics(request: web.Request) -> web.Response:
     registry = request.app[METRICS]
+    watch = request.app.get(LOOP_WATCH)
+    if watch is not None:
+        watch.scraped()
     timers = request.app.get(TIMERS)
     if timers is not None:
         registry.timers_seen(timers.hook_seconds, timers.loop_seconds, len(timers))

@@ -21,13 +21,15 @@ from aiohttp import web
 from events import commands as c
 from events import types as e
 from events.heads import HeadsDocument
-from server import api_docs, openapi_analysis
+from server import api_docs, openapi_analysis, openapi_table_extras
 from server import bot_handlers as bh
 from server import handlers as h
 from server import openapi_examples as x
 from server import schemas as s
 from server import social_openapi as so
+from server.history import HistoryPage
 from server.problems import PROBLEM_BASE
+from server.table_view import ThrowView
 
 __all__ = ["build_spec", "register_extras", "spec"]
 
@@ -55,6 +57,8 @@ BODIES: list[Any] = [
     bh.SeatBotRequest,
     bh.BotSeated,
     h.EventMessage,
+    ThrowView,
+    HistoryPage,
     s.Problem,
     s.Me,
     s.LobbyTables,
@@ -267,7 +271,8 @@ same envelope again answers with the first outcome (200, `duplicate: true`) and 
 new. After a 503, retry with the same `command_id`.
 
 **Following a table.** `GET /tables/{{table_id}}/ws` (WebSocket) or `/events` (Server-Sent \
-Events) stream every event as an `EventMessage`; refetch the table view after a table event.
+Events) stream every event as an `EventMessage` (a throw's with the legal plays, `m`); \
+refetch the table view after other table events.
 
 **Errors** are RFC 9457 problems (`Problem`, `application/problem+json`): show `detail`. Their \
 `type` is `{PROBLEM_BASE}<slug>`; each response below names its slugs.
@@ -279,6 +284,9 @@ STREAM_MESSAGES = """Each message is an `EventMessage` `{"v": version, "s": "tab
 event's stored chain hash (its stream's chain head at `v`: keep it, see `GET /log/heads`). A \
 team-channel chat message the viewer may not read (the box, spectators) comes as `{"v", "s"}` \
 only, so versions never skip. \
+A throw (`opening_throw`, `dice_rolled`) also carries `m`, a `ThrowView`: who moves, the dice and \
+the legal plays (the table view's `legal_plays`), or `plays: []` when the thrower cannot move \
+(the turn has passed): the player to move never needs to fetch the table view to play. \
 Resume with `after` (the last table version seen) and `chat_after` (the last chat version). A \
 position that cannot be resumed from (ahead of the stream, or older than the resync window) gets \
 a `Resync` message instead: fetch `GET /tables/{table_id}` and reconnect from its version. One \
@@ -490,50 +498,6 @@ def build_spec() -> dict[str, Any]:
                 },
                 body=_json_body("CommandEnvelope", x.COMMAND_EXAMPLES),
                 parameters=[TABLE],
-                security=BEARER,
-            )
-        },
-        "/tables/{table_id}/bots": {
-            "post": _op(
-                "Tables",
-                "Seat a bot",
-                "The table's creator seats a bot (docs/bots.md): a new bot account joins like anyone"
-                " (a seat, or the bottom of a chouette's line) and the server plays it through the"
-                " same commands, at `strength` `basic` or `gnubg`. A bot waives its seeds, never"
-                " resigns, and never starts a money game. Retry-safe with `command_id`.",
-                {
-                    200: _answer("A retry: the bot seated the first time", "BotSeated"),
-                    201: _answer("Seated; the table as the creator sees it", "BotSeated"),
-                    400: _problem(f"{BAD_BODY}; a seat at a chouette (`invalid-command`)"),
-                    401: _problem(NO_TOKEN),
-                    403: _problem("Not the table's creator (`forbidden`)"),
-                    404: _problem(NO_TABLE),
-                    409: _problem(f"No free seat ({_slugs('table-full', 'not-now')})"),
-                    413: _problem(TOO_LARGE),
-                    429: _too_many(),
-                    501: _problem("`gnubg` without the extra installed (`extra-not-installed`)"),
-                    503: _problem(UNAVAILABLE),
-                },
-                body=_json_body("SeatBotRequest", {"basic": {"value": {"strength": "basic"}}}),
-                parameters=[TABLE],
-                security=BEARER,
-            )
-        },
-        "/tables/{table_id}/bots/{bot_id}": {
-            "delete": _op(
-                "Tables",
-                "Remove a bot",
-                "The table's creator removes a bot: it leaves (a forfeit in mid-game,"
-                " docs/rules.md §10). The answer is the table as the creator sees it.",
-                {
-                    200: _answer("Removed", "TableView"),
-                    401: _problem(NO_TOKEN),
-                    403: _problem("Not the table's creator (`forbidden`)"),
-                    404: _problem(f"{NO_TABLE}, or no such bot at it"),
-                    429: _too_many(),
-                    503: _problem(UNAVAILABLE),
-                },
-                parameters=[TABLE, _param("bot_id", "path", {"type": "string"}, "The bot's id.")],
                 security=BEARER,
             )
         },
@@ -870,7 +834,10 @@ def build_spec() -> dict[str, Any]:
             {"name": "Page", "description": "The web client, for a browser."},
             {"name": "Social", "description": "Profiles, ratings, leaderboards, invitations."},
         ],
-        "paths": paths | openapi_analysis.paths(sys.modules[__name__]) | so.paths(),
+        "paths": paths
+        | openapi_analysis.paths(sys.modules[__name__])
+        | openapi_table_extras.paths(sys.modules[__name__])
+        | so.paths(),
         "components": {
             "schemas": _components(),
             "securitySchemes": {

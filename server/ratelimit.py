@@ -126,6 +126,7 @@ COUNTED = {
     "heads": "chain-head documents from this address",
     "social": "profile and leaderboard requests from this address",
     "invitations": "invitation requests from this address",
+    "history": "history pages from this address",
 }
 """Each limit (``Config.rate_<name>``) and what it counts, for the refusal's detail."""
 

@@ -22,9 +22,11 @@ it within ``Config.session_check`` seconds.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import logging
+import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
@@ -42,6 +44,7 @@ from server import handlers as h
 from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, PRESENCE, SOCKETS, TABLES
 from server.presence import Watcher
 from server.problems import Problem, bad_request, log_failure, to_problem, unauthorized
+from server.table_view import throw_view
 
 log = logging.getLogger("chouette.streams")
 
@@ -68,6 +71,78 @@ class Resync(Exception):
         }
 
 
+THROWS = frozenset({"opening_throw", "dice_rolled"})
+"""The events whose stream message carries ``m``, what the throw leaves the player to move."""
+
+
+class ThrowMessages:
+    """The ``m`` of the latest throws (:func:`server.table_view.throw_view`), encoded once for
+    every stream of the table: the legal plays of the player to move, or that they cannot move.
+    Bounded: the ``size`` throws seen last."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._items: collections.OrderedDict[
+            tuple[str, int], asyncio.Future[msgspec.Raw | None]
+        ] = collections.OrderedDict()
+
+    async def get(self, app: web.Application, table_id: str, rec: RecordedEvent) -> object:
+        """The throw's ``m``, or None when the table has moved on since (or it is no throw).
+        Computed once: the table's other sockets asking meanwhile wait for the same answer."""
+        if rec.type not in THROWS:
+            return None
+        key = (table_id, rec.version)
+        known = self._items.get(key)
+        if known is not None:
+            return await asyncio.shield(known)
+        future: asyncio.Future[msgspec.Raw | None] = asyncio.get_running_loop().create_future()
+        self._items[key] = future
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+        try:
+            out = await self._compute(app, table_id, rec)
+        except BaseException:
+            self._items.pop(key, None)
+            future.set_result(None)
+            raise
+        future.set_result(out)
+        return out
+
+    async def _compute(
+        self, app: web.Application, table_id: str, rec: RecordedEvent
+    ) -> msgspec.Raw | None:
+        tables = app[TABLES]
+        state = tables.cached(table_id)
+        if state is None or state.version < rec.version:
+            try:
+                state = await tables.state(table_id)
+            except (StoreError, ValueError):
+                return None
+        if state.version != rec.version:
+            return None
+        event = decode_recorded(rec)
+        thrower = getattr(event, "player", "")
+        dice = getattr(event, "dice", (0, 0))
+        view = throw_view(state, rec.type, thrower, tuple(dice), tables.now())
+        return None if view is None else msgspec.Raw(_encoder.encode(view))
+
+
+THROW_MESSAGES = web.AppKey("throw_messages", ThrowMessages)
+
+
+async def _stream_message(
+    app: web.Application, table_id: str, name: str, rec: RecordedEvent, viewer: str | None
+) -> bytes:
+    """One event as a stream sends it (with ``m`` after a throw)."""
+    visible = name != "chat" or _readable(rec, viewer)
+    msg = h.message(rec, name, visible, chain=True)
+    if name == "table" and rec.type in THROWS:
+        throws = app.get(THROW_MESSAGES)
+        if throws is not None:
+            msg.m = await throws.get(app, table_id, rec)
+    return _encoder.encode(msg)
+
+
 def _readable(rec: RecordedEvent, viewer: str | None) -> bool:
     event = decode_recorded(rec)
     if isinstance(event, ChatPosted) and event.channel == "team":
@@ -84,6 +159,25 @@ def _check_after(stream: str, after: int, head: int, window: int) -> None:
         )
     if head - after > window:
         raise Resync(stream, after, head, f"version {after} is too far back; resync from the state")
+
+
+async def _followed(
+    app: web.Application, stream: str, version: int
+) -> AsyncIterator[RecordedEvent]:
+    """One stream after ``version``, as it grows. A subscription reading the database while it
+    is away ends with StoreUnavailableError: it waits and subscribes again after the last
+    version given, so that the client sees nothing but a pause."""
+    notifier: LiveFeed = app[LIVE_FEED]
+    while True:
+        try:
+            async with notifier.subscribe_stream(stream, version) as sub:
+                async for rec in sub:
+                    yield rec
+                    version = rec.version
+            return
+        except StoreUnavailableError as exc:
+            log.warning("stream paused: %s", exc, extra={"stream": stream})
+            await asyncio.sleep(app[CONFIG].poll_interval)
 
 
 async def _merged(
@@ -182,6 +276,9 @@ class SessionWatch:
         self.interval = interval
         self._stops: dict[bytes, set[Callable[[], Awaitable[object]]]] = {}
         self._stopping: set[asyncio.Task[object]] = set()
+        self.checked_at = -1e9
+        """When the last check began that found every open socket's token good or stopped it
+        (``time.monotonic()``)."""
 
     @contextlib.contextmanager
     def watching(
@@ -209,13 +306,16 @@ class SessionWatch:
     async def check(self) -> None:
         """Stop the sockets whose token is no longer good (the database away: none)."""
         asked = list(self._stops)
+        began = time.monotonic()
         if not asked:
+            self.checked_at = began
             return
         try:
             valid = await self.accounts.valid_tokens(asked)
         except StoreError as exc:
             log.warning("cannot check the sockets' tokens: %s", exc)
             return
+        self.checked_at = began
         # Only the tokens asked about: a socket opened during the query is not judged by it.
         for digest in asked:
             if digest in valid:
@@ -294,14 +394,44 @@ async def _admitted(request: web.Request) -> AsyncIterator[auth.Session | None]:
         yield session
 
 
-async def _still_valid(request: web.Request, session: auth.Session | None) -> bool:
-    """Whether a socket's token may still act (checked as each command arrives)."""
+class _Checked:
+    """When a socket's token was last found good (its connection's own check, or its last
+    command's), and the revocations this process had made by then."""
+
+    __slots__ = ("at", "revocations")
+
+    def __init__(self, revocations: int) -> None:
+        self.at = time.monotonic()
+        self.revocations = revocations
+
+
+async def _still_valid(
+    request: web.Request, session: auth.Session | None, checked: _Checked
+) -> bool:
+    """Whether a socket's token may still act (checked as a command arrives). A token found
+    good, by this socket or by :class:`SessionWatch`'s last check of every socket's token, is
+    taken as good for two ``Config.session_check`` intervals unless this process revoked a
+    token since: no query per command. Revoked through another process, its socket is closed
+    within an interval by :class:`SessionWatch` (and refuses commands within two)."""
     if session is None:
         return True
+    accounts = request.app[auth.ACCOUNTS]
+    now = time.monotonic()
+    fresh = max(checked.at, request.app[WATCH].checked_at)
+    # Two intervals: the watch checks every interval, and its query takes a moment.
+    if (
+        now - fresh < 2 * request.app[CONFIG].session_check
+        and checked.revocations == accounts.revocations
+    ):
+        return True
+    revocations = accounts.revocations
     try:
-        return await request.app[auth.ACCOUNTS].is_valid(session.token_hash)
+        good = await accounts.is_valid(session.token_hash)
     except StoreError:
         return True  # the database is away: the command itself is answered with a 503
+    if good:
+        checked.at, checked.revocations = now, revocations
+    return good
 
 
 async def _set(event: asyncio.Event) -> None:
@@ -366,19 +496,25 @@ async def _websocket(
     metrics.sent(ws, table_stream(table_id), after)
     metrics.sent(ws, chat_stream(table_id), chat_after)
 
-    async def writer() -> None:
+    async def writer(name: str, stream: str, version: int) -> None:
+        # Each stream straight to the socket (a frame is written whole, so the two streams'
+        # messages never mix): no queue and no task between the feed and the socket.
         try:
-            async for name, rec in _merged(request.app, table_id, after, chat_after):
-                visible = name != "chat" or _readable(rec, viewer)
-                await ws.send_bytes(_encoder.encode(h.message(rec, name, visible, chain=True)))
+            async for rec in _followed(request.app, stream, version):
+                await ws.send_bytes(await _stream_message(request.app, table_id, name, rec, viewer))
                 metrics.sent(ws, rec.stream_id, rec.version)
+        except ConnectionError:
+            pass  # the client went away: it resumes by version
         except Exception:
             # Never leave a socket open that no longer delivers: the client reconnects with
             # its last version and resumes exactly.
             log.exception("stream to a socket failed", extra={"table_id": table_id})
             await ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"stream failed; resume")
 
-    pump = asyncio.create_task(writer())
+    pumps = (
+        asyncio.create_task(writer("table", table_stream(table_id), after)),
+        asyncio.create_task(writer("chat", chat_stream(table_id), chat_after)),
+    )
     revoked = functools.partial(
         ws.close, code=WSCloseCode.POLICY_VIOLATION, message=b"the token was revoked or expired"
     )
@@ -388,11 +524,12 @@ async def _websocket(
         request.app[PRESENCE].connected(table_id, viewer) as watcher,
     ):
         announcer = asyncio.create_task(_announce(request.app, table_id, watcher, ws.send_bytes))
+        checked = _Checked(request.app[auth.ACCOUNTS].revocations)
         try:
             async for msg in ws:
                 if msg.type is not WSMsgType.TEXT and msg.type is not WSMsgType.BINARY:
                     continue
-                if not await _still_valid(request, session):
+                if not await _still_valid(request, session, checked):
                     refused = unauthorized(auth.INVALID_TOKEN)
                     await ws.send_bytes(
                         _encoder.encode(
@@ -406,11 +543,14 @@ async def _websocket(
                     await revoked()
                     break
                 reply = await _ws_command(request, table_id, account, msg.data)
-                await ws.send_bytes(_encoder.encode(reply))
-                if pump.done():
+                try:
+                    await ws.send_bytes(_encoder.encode(reply))
+                except ConnectionError:
+                    break  # the client went away before its answer: it resumes by version
+                if pumps[0].done() or pumps[1].done():
                     break
         finally:
-            for task in (announcer, pump):
+            for task in (announcer, *pumps):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
@@ -523,9 +663,8 @@ async def _sse(
         versions = {"table": after, "chat": chat_after}
         try:
             async for name, rec in _merged(request.app, table_id, after, chat_after, stopped):
-                visible = name != "chat" or _readable(rec, viewer)
                 versions[name] = rec.version
-                body = _encoder.encode(h.message(rec, name, visible, chain=True))
+                body = await _stream_message(request.app, table_id, name, rec, viewer)
                 await resp.write(
                     f"id: {versions['table']}.{versions['chat']}\n".encode()
                     + b"data: "

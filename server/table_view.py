@@ -41,8 +41,10 @@ __all__ = [
     "PlayerView",
     "SideView",
     "TableView",
+    "ThrowView",
     "role_of",
     "table_view",
+    "throw_view",
 ]
 
 Role = Literal["player", "box", "captain", "member", "waiting", "settled", "spectator", "anonymous"]
@@ -284,11 +286,34 @@ class ChouetteTableView(_Base, kw_only=True, tag="chouette"):
     """Who plays the team's checkers now (the captain, or the next member in line once the
     captain's own game is over)."""
     history: list[HistoryGame]
+    """The last few finished games (at most five), oldest first; every one, a page at a time,
+    from ``GET /tables/{id}/history``."""
     text: str = ""
     """The table as text (GNU Backgammon style plus the line and cubes)."""
 
 
 TableView = MoneyTableView | MatchTableView | ChouetteTableView
+
+
+class ThrowView(msgspec.Struct, kw_only=True):
+    """What a throw leaves the table waiting for, sent with the throw on the table's streams
+    (the ``m`` of an ``opening_throw`` or ``dice_rolled`` message) so that the player to move
+    never has to fetch the table view to play: the same for every recipient (it is public)."""
+
+    player: str
+    """Who moves: the thrower, or after an opening throw its winner."""
+    dice: tuple[int, int]
+    plays: list[LegalPlayView]
+    """The legal plays, as in the view's ``game.legal_plays``; **empty: the player cannot
+    move** and the turn has already passed (no ``move`` is expected)."""
+    status: str
+    """The view's ``game.status`` after the throw."""
+    position_id: str
+    """The view's ``game.position_id`` after the throw."""
+    now: int
+    """The server's time (ms since the epoch) the ``clocks`` are as of."""
+    clocks: list[ClockView]
+    """The view's ``clocks`` after the throw."""
 
 
 # -- shared pieces ------------------------------------------------------------------------
@@ -699,6 +724,54 @@ def _chouette(state: TableState, viewer: str | None, **base: object) -> Chouette
         ],
         text=ch.text(),
     )
+
+
+def throw_view(
+    state: TableState, kind: str, thrower: str, dice: tuple[int, int], now: int
+) -> ThrowView | None:
+    """What the throw that made ``state`` (its last event, of type ``kind``, by ``thrower``
+    with ``dice``; an opening throw has no thrower: '') leaves the player to move. None when
+    nobody moves after it (a tied opening throw)."""
+    plays: tuple[Play, ...] = ()
+    if state.kind == "chouette":
+        ch = state.chouette
+        g = ch.game if ch is not None else None
+        if g is None:
+            return None
+        phase, mover, position = g.phase, ch.on_roll if ch else None, g.position
+        if phase is Phase.MOVE and g.dice is not None:
+            plays, dice = (ch.legal_plays() if ch else ()), g.dice
+    else:
+        game = state.game
+        if game is None:
+            return None
+        phase, position = game.phase, game.position
+        mover = state.seats[game.turn] if phase in (Phase.ROLL, Phase.MOVE) else None
+        if phase is Phase.MOVE and game.dice is not None:
+            plays, dice = game.legal_plays(), game.dice
+    if phase is Phase.MOVE and mover is not None:
+        who = state.display_name(mover)
+        return ThrowView(
+            player=mover,
+            dice=dice,
+            plays=_legal(position, dice, plays),
+            status=f"Waiting for {who} to move {dice[0]}-{dice[1]}.",
+            position_id=position.position_id(),
+            now=now,
+            clocks=clock_views(state, now),
+        )
+    if kind == "dice_rolled" and thrower:
+        # No legal play: the turn passed at once.
+        return ThrowView(
+            player=thrower,
+            dice=dice,
+            plays=[],
+            status=f"{state.display_name(thrower)} cannot move {dice[0]}-{dice[1]}.",
+            position_id=position.position_id(),
+            now=now,
+            clocks=clock_views(state, now),
+        )
+    return None
 
 
 def table_view(

@@ -3,7 +3,8 @@
 //
 // The page has no rules of its own: it draws `GET /tables/{id}`, offers the commands in
 // `allowed` (and, for the box, the members in `targets`), and lets the mover build a play only
-// from the server's `legal_plays`. On every event of the table stream it fetches the view again.
+// from the server's `legal_plays`. On every event of the table stream it fetches the view again,
+// except after a throw: the throw's message carries the legal plays (`m`), and the view follows it.
 
 import { api, session } from "./api.js";
 import { Board } from "./board.js";
@@ -204,7 +205,46 @@ class TablePage {
       this.lastResult = msg.d;
       this.renderResult();
     }
+    if (this.applyThrow(msg)) return;
     this.refetch();
+  }
+
+  /** A throw's message says what the table waits for now (`m`: who moves, the dice, the legal
+   * plays, the clocks): the view follows it without fetching the table again. False when it
+   * cannot (no `m`, the thrower cannot move, or this view is not the version just before). */
+  applyThrow(msg) {
+    const v = this.view;
+    const m = msg.m;
+    if (!m || !Array.isArray(m.plays) || !m.plays.length || !v || !v.game) return false;
+    if (v.version !== msg.v - 1) return false;
+    const game = {
+      ...v.game,
+      phase: "move",
+      dice: m.dice,
+      legal_plays: m.plays,
+      on_roll: m.player,
+      to_act: [m.player],
+      status: m.status,
+      position_id: m.position_id,
+      turn: v.game.sides[0].players.includes(m.player) ? 0 : 1,
+    };
+    // After a throw the only decision is the mover's play: no throw, cube, resignation or
+    // seed is due from anyone.
+    const gone = new Set(["roll", "double", "resign", "take", "drop", "beaver", "accept", "decline", "add_seed", "waive_seed"]);
+    const allowed = (v.allowed || []).filter((a) => !gone.has(a));
+    if (m.player === this.me) allowed.push("move");
+    this.apply({
+      ...v,
+      version: msg.v,
+      chain_head: msg.h ?? v.chain_head,
+      allowed: allowed.sort(),
+      targets: {},
+      game,
+      seed_window: null,
+      now: m.now,
+      clocks: m.clocks,
+    });
+    return true;
   }
 
   /** Fetch the view again; calls during a fetch coalesce into one more fetch after it. */
@@ -235,15 +275,18 @@ class TablePage {
     if (this.sending) return false;
     this.sending = true;
     this.render();
+    let thrown = false;
     try {
       await api.command(this.id, command);
+      // A throw's own message brings the plays (applyThrow): no fetch while the feed is open.
+      thrown = command.type === "roll" && this.feedOpen;
       return true;
     } catch (err) {
       this.showError(err.message);
       return false;
     } finally {
       this.sending = false;
-      await this.refetch();
+      if (!thrown) await this.refetch();
       this.render();
     }
   }

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Request, expect
 
 from tests.dice import ScriptedDice
 from tests.e2e.harness import LiveServer
@@ -79,9 +79,24 @@ def test_two_browsers_play_a_money_game_to_the_end(
     expect(bob.test_id("cube")).to_have_text("The cube at 2, owned by Ann.")
     expect(bob.test_id("cmd-double")).to_have_count(0)
 
-    # Bob rolls 43 and types his play: both of Ann's back checkers go to the bar.
+    # Bob rolls 43 and types his play: both of Ann's back checkers go to the bar. The throw's
+    # own message on the stream brings his legal plays: neither page fetches the table view
+    # between the throw and the play.
+    fetched: list[str] = []
+
+    def views(request: Request) -> None:
+        if request.method == "GET" and request.url.endswith(f"/tables/{table}"):
+            fetched.append(request.url)
+
+    for p in (ann, bob):
+        p.page.on("request", views)
     bob.click("cmd-roll")
     bob.expect_status("Waiting for Bob to move 4-3")
+    expect(ann.test_id("status")).to_contain_text("Waiting for Bob to move 4-3")
+    expect(bob.test_id("move-input")).to_be_visible()
+    assert fetched == [], fetched
+    for p in (ann, bob):
+        p.page.remove_listener("request", views)
     bob.type_play("8/5*/1*")
     ann.expect_status("Waiting for Ann to roll")
     counts = board_counts(ann.test_id("board"))

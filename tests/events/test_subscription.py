@@ -173,3 +173,19 @@ async def test_closing_the_live_feed_ends_its_subscriptions(store: EventStore) -
     assert await asyncio.wait_for(reader, 2) == []
     with pytest.raises(StopAsyncIteration):
         await sub.next_batch()
+
+
+async def test_a_streams_partition_is_looked_up_once_and_only_once_it_exists(
+    store: EventStore,
+) -> None:
+    await store.append("known", new(1), expected_version=0, command_id=uuid.uuid4())
+    async with LiveFeed(store, poll_interval=30) as live:
+        assert await live.stream_partition("not yet") is None
+        assert await live.stream_partition("known") == await store.stream_partition("known")
+        # Remembered: a subscription to it follows without asking the store again.
+        assert dict(live._partitions) == {"known": await store.stream_partition("known")}
+        sub = live.subscribe_stream("known")
+        assert [e.version for e in await collect(sub, 1, key="version")] == [1]
+        await sub.close()
+        # A stream with no events yet is not remembered (its first append places it).
+        assert "not yet" not in live._partitions

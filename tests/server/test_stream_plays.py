@@ -1,0 +1,126 @@
+"""The legal plays on the streams: after a throw, every socket of the table gets what the player
+to move needs (``m``: the legal plays, or none when they cannot move), so that a client plays
+whole games from the stream alone, never fetching the table view."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+from conftest import Api, WsClient, chouette, connect, next_chouette_action, read_sse
+
+
+def _throw_checks(view: dict[str, Any], m: dict[str, Any]) -> None:
+    """The throw's ``m`` says what the table view says at the throw's version."""
+    game = view["game"]
+    if m["plays"]:
+        assert game["phase"] == "move"
+        assert game["on_roll"] == m["player"]
+        assert m["plays"] == game["legal_plays"]
+        assert m["status"] == game["status"]
+        assert m["position_id"] == game["position_id"]
+        assert list(m["dice"]) == list(game["dice"])
+        assert [c["player"] for c in m["clocks"]] == [c["player"] for c in view["clocks"]]
+    else:
+        # Cannot move: the turn has passed to the other player, who rolls.
+        assert game["phase"] == "roll"
+        assert game["on_roll"] != m["player"] and game["on_roll"] is not None
+
+
+async def test_two_players_play_whole_games_from_the_stream_alone(
+    api: Api, client: TestClient
+) -> None:
+    table, a, b = await api.seat_two("money", clock={"delay": 12, "reserve": 120})
+    users = {a.account_id: a, b.account_id: b}
+    socks: dict[str, WsClient] = {
+        a.account_id: await connect(client, table, a),
+        b.account_id: await connect(client, table, b),
+    }
+    watcher = await connect(client, table)  # a spectator: the same public message
+    other = {a.account_id: b.account_id, b.account_id: a.account_id}
+    rng = random.Random(5)
+    actor, command = a.account_id, {"type": "roll"}  # game 1 has started: the opening throw
+    games = passes = checked = 0
+    try:
+        for _ in range(3000):
+            if games >= 2 and passes >= 1:
+                break
+            reply = await socks[actor].command(command)
+            assert reply["ctl"] == "result", reply
+            last = reply["last_version"]
+            seen = socks[a.account_id]
+            await seen.wait_version(last)
+            await watcher.wait_version(last)
+            new = [m for m in seen.stream() if reply["first_version"] <= m["v"] <= last]
+            spectated = {m["v"]: m for m in watcher.stream()}
+            for msg in new:
+                assert msg.get("m") == spectated[msg["v"]].get("m")
+            kinds = [m["t"] for m in new]
+            final = new[-1]
+            if "game_ended" in kinds:
+                games += 1
+                actor, command = a.account_id, {"type": "roll"}
+            elif final["t"] in ("opening_throw", "dice_rolled") and "m" in final:
+                m = final["m"]
+                if checked < 40 or not m["plays"]:
+                    _throw_checks(await api.state(table, users[m["player"]]), m)
+                    checked += 1
+                if m["plays"]:
+                    actor = m["player"]
+                    command = {"type": "move", "notation": rng.choice(m["plays"])["notation"]}
+                else:
+                    passes += 1
+                    actor, command = other[m["player"]], {"type": "roll"}
+            elif final["t"] == "opening_throw":
+                actor, command = a.account_id, {"type": "roll"}  # a tie: throw again
+            else:
+                assert final["t"] == "checkers_moved", kinds
+                actor, command = other[final["d"]["player"]], {"type": "roll"}
+        assert games >= 2 and passes >= 1, (games, passes)
+        # Only throws carry it.
+        assert all(
+            "m" not in m for m in watcher.stream() if m["t"] not in ("opening_throw", "dice_rolled")
+        )
+    finally:
+        for s in (*socks.values(), watcher):
+            await s.close()
+
+
+async def test_a_late_socket_and_sse_get_the_plays_of_the_throw_in_play(
+    api: Api, client: TestClient
+) -> None:
+    table, a, _b = await api.seat_two("money")
+    reply = await api.ok(a, table, "roll")  # the opening throw
+    view = await api.state(table)
+    ws = await connect(client, table)
+    await ws.wait_version(reply["last_version"])
+    m = ws.stream()[-1]["m"]
+    assert m["player"] == view["game"]["on_roll"]
+    assert m["plays"] == view["game"]["legal_plays"] and m["plays"]
+    await ws.close()
+    async with client.get(f"/tables/{table}/events") as resp:
+        events = await read_sse(resp, count=view["version"])
+    assert events[-1][2]["m"] == m
+
+
+async def test_a_chouettes_throws_carry_the_plays_of_the_box_or_the_acting_captain(
+    api: Api, client: TestClient
+) -> None:
+    table, users = await chouette(api, 4)
+    ws = await connect(client, table)
+    rng = random.Random(2)
+    throws = 0
+    try:
+        for _ in range(60):
+            s = await api.state(table)
+            who, command = next_chouette_action(s, rng)
+            reply = await api.ok(users[who], table, **{"type_": command.pop("type"), **command})
+            await ws.wait_version(reply["last_version"])
+            final = ws.stream()[-1]
+            if final["t"] in ("opening_throw", "dice_rolled") and "m" in final:
+                _throw_checks(await api.state(table), final["m"])
+                throws += 1
+        assert throws >= 10
+    finally:
+        await ws.close()
