@@ -26,13 +26,15 @@ generation included) and for a cube decision before rolling (``double``), timed 
 Throughput is decisions per second: the decisions the analysis rates (unforced checker plays and
 close or actual cube decisions, the same count for all three) over the wall time.
 
-Not here: the server's command p99 with bot tables beside human-pace tables (bench/server.py's
-driver; see docs/bots.md).
+**Server load** (``server_load``, bench/bot_load.py; skipped with ``--no-load``): one ``serve``
+process's command latency for 200 human-pace tables alone, then beside 50 tables of two
+``basic`` bots each, in one run on the same sockets; the target is a p99 within 10 %.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import platform
 import random
@@ -70,6 +72,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--ply", type=int, choices=(0, 1, 2), default=0, help="analysis ply")
+    parser.add_argument("--no-load", action="store_true", help="skip the server-load part")
     args = parser.parse_args()
     count = 300 if args.quick else 2000
     rng = random.Random(14)
@@ -107,6 +110,10 @@ def main() -> None:
         out["gnubg"] = "not installed: pip install 'chouette[gnubg]'"
     else:
         out.update(_analysis(3 if args.quick else 10, args.ply))
+    if not args.no_load:
+        from bench.bot_load import server_load
+
+        out["server_load"] = asyncio.run(server_load(args.quick))
     print(json.dumps(out, indent=2))
 
 

@@ -161,6 +161,7 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         app[TABLES],
         workers=config.bot_workers,
         timeout=config.bot_timeout,
+        pace=config.bot_pace,
         ply=config.gnubg_ply,
         decide=config.bot_decide,  # type: ignore[arg-type]
     )

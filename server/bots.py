@@ -8,7 +8,8 @@ what it does now (:func:`events.bots.decide_for`). The decision is computed **of
 loop**, in a process pool of ``CHOUETTE_BOT_WORKERS`` processes (not threads: an evaluation is
 pure Python or GNU Backgammon's C under the GIL-holding module, and in a thread it would take the
 GIL from the loop that serves every table), within ``CHOUETTE_BOT_TIMEOUT`` seconds. The command
-goes through :meth:`TableService.execute <events.service.TableService.execute>` with a command id
+goes, no sooner than ``CHOUETTE_BOT_PACE`` seconds after the bot's turn came, through
+:meth:`TableService.execute <events.service.TableService.execute>` with a command id
 derived from the table, its version and the bot (UUID 5), so a retry can never record it twice.
 
 A bot whose decision raises, or takes longer than the timeout (its worker process is then
@@ -77,12 +78,14 @@ class BotRunner:
         *,
         workers: int = 1,
         timeout: float = 10.0,
+        pace: float = 0.0,
         ply: int = 0,
         decide: Decide | None = None,
     ) -> None:
         self.tables = tables
         self.workers = max(1, workers)
         self.timeout = timeout
+        self.pace = pace
         self.ply = ply
         self.decide: Decide = decide or decide_for
         self._bots: dict[str, dict[str, str]] = {}
@@ -205,6 +208,7 @@ class BotRunner:
             self.forget(table_id, bot)  # left, or removed
         for bot in bot_order(state, [b for b in bots if b in here]):
             strength = bots[bot]
+            began = asyncio.get_running_loop().time()
             try:
                 command = await self._decision(state, bot, strength)
             except BotFailed as exc:
@@ -212,6 +216,11 @@ class BotRunner:
                 return True
             if command is None:
                 continue
+            wait = self.pace - (asyncio.get_running_loop().time() - began)
+            if wait > 0:
+                # A person's pace. Whatever happens at the table meanwhile, the command is
+                # decided again on the state it meets (a refusal there is no failure).
+                await asyncio.sleep(wait)
             try:
                 await self.tables.execute(
                     table_id, bot, command, bot_command_id(table_id, state.version, bot)

@@ -216,6 +216,11 @@ class Config:
     bot_timeout: float = 10.0
     """Seconds a bot has to decide; a bot that takes longer leaves its seat
     (`CHOUETTE_BOT_TIMEOUT`)."""
+    bot_pace: float = 1.0
+    """Seconds at least between a bot's turn coming and its command (its decision's time
+    included), so that a person at the board sees what it does, and a table of bots plays at
+    a person's pace rather than as fast as the server goes (`CHOUETTE_BOT_PACE`, 0 to 30; 0:
+    at once)."""
     analysis_workers: int = 1
     """Processes analysing games off the event loop (`CHOUETTE_ANALYSIS_WORKERS`;
     server/analysis.py, docs/analysis.md)."""
@@ -242,6 +247,8 @@ class Config:
                 "the leaderboard's minimum experience is 0 to 1000000, not "
                 f"{self.leaderboard_min_experience}"
             )
+        if not 0 <= self.bot_pace <= 30:
+            raise ValueError(f"a bot's pace is 0 to 30 seconds, not {self.bot_pace:g}")
         if not 1 <= self.bot_workers <= 64:
             raise ValueError(f"the bot workers are 1 to 64, not {self.bot_workers}")
         if not 1 <= self.analysis_workers <= 64:
@@ -288,6 +295,7 @@ class Config:
             ("leaderboard_min_experience", int),
             ("bot_workers", int),
             ("bot_timeout", parse_duration),
+            ("bot_pace", float),
             ("gnubg_ply", int),
             ("analysis_workers", int),
             ("analysis_timeout", parse_duration),

@@ -585,6 +585,8 @@ def make_config(db_url: str, **overrides: Any) -> Config:
         # Tables start their games' first throws at once unless a test opens a seed window
         # (test_api_seed_window.py): the tests' players add no seeds of their own.
         "seed_window": 0,
+        # Bots act at once (the server's default waits a person's second).
+        "bot_pace": 0.0,
         # Configured, so that no key file is written where the tests run.
         "signing_key": SIGNING_KEY,
     }
@@ -641,6 +643,7 @@ class ServeProcess:
         env["CHOUETTE_DATA_DIR"] = str(self.log_path.parent / "data")
         # Its players add no seeds: their games throw at once (as make_config's).
         env.setdefault("CHOUETTE_SEED_WINDOW", "0")
+        env.setdefault("CHOUETTE_BOT_PACE", "0")
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
             [

@@ -239,3 +239,29 @@ async def test_a_retried_seating_seats_one_bot(api: Api) -> None:
     assert again.status == 200, again.body
     assert again.body["bot_id"] == first["bot_id"] and again.body["duplicate"]
     assert [p["id"] for p in again.body["table"]["players"]] == [first["bot_id"]]
+
+
+async def test_a_bot_acts_at_a_persons_pace(make_api: Callable[..., Awaitable[Api]]) -> None:
+    """With ``bot_pace`` a bot's command comes no sooner than that after its turn came (the
+    opening throw here, which the bot makes as soon as both seats are filled); at 0 it comes
+    at once (every other test in this file)."""
+    pace = 0.6
+    api = await make_api(bot_pace=pace, **FAIR)
+    ann = await api.register()
+    table = await api.create_table(ann, "money")
+    await api.ok(ann, table, "join")
+    began = asyncio.get_running_loop().time()
+    await seat(api, ann, table, strength="basic")
+    seated = asyncio.get_running_loop().time()
+    thrown = await wait_until(api, table, lambda s: bool(s.get("game")) and s["game"]["dice"])
+    elapsed = asyncio.get_running_loop().time() - began
+    assert elapsed >= pace, (elapsed, seated - began, thrown["game"])
+
+
+def test_a_bots_pace_is_bounded() -> None:
+    from server.config import Config
+
+    with pytest.raises(ValueError, match="pace"):
+        Config(database_url="postgresql://x/y", bot_pace=31)
+    with pytest.raises(ValueError, match="pace"):
+        Config(database_url="postgresql://x/y", bot_pace=-1)
