@@ -42,7 +42,7 @@ async def _bot_tables(url: str, count: int) -> list[tuple[str, str]]:
             doc = await _post(
                 session,
                 f"{url}/tables",
-                {"kind": "match", "name": "bots", "match_length": MATCH_LENGTH},
+                {"kind": "match", "name": "bots", "options": {"match_length": MATCH_LENGTH}},
                 token,
             )
             tables.append((doc["id"], token))

@@ -21,6 +21,7 @@ rolls everything back and the same events are offered again.
 from __future__ import annotations
 
 import abc
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -123,6 +124,9 @@ class Projector(abc.ABC):
         self.name = name
         self.partition = partition
         self.on_skip = on_skip
+        self.linger = 0.0
+        """Seconds :meth:`run` waits after each batch (set by the server:
+        ``CHOUETTE_PROJECTION_LINGER``)."""
         self._ensured = False
 
     async def setup(self, connection: asyncpg.Connection) -> None:  # noqa: B027 (optional hook)
@@ -278,12 +282,18 @@ class Projector(abc.ABC):
             position = await self.apply(store, batch)
 
     async def run(self, notifier: LiveFeed, *, batch_size: int | None = None) -> None:
-        """Follow the partition live from the checkpoint until cancelled or the notifier closes."""
+        """Follow the partition live from the checkpoint until cancelled or the notifier closes.
+
+        After each batch it waits :attr:`linger` seconds, so that what is committed meanwhile
+        comes as one batch: at a human pace commands barely batch, and a transaction per
+        projector per command was a fifth of a server's CPU (docs/scaling.md)."""
         await self.prepare(notifier.store)
         position = await self.checkpoint(notifier.store)
         async with notifier.subscribe(self.partition, position, batch_size=batch_size) as sub:
             async for batch in sub.batches():
                 await self.apply(notifier.store, batch)
+                if self.linger > 0:
+                    await asyncio.sleep(self.linger)
 
 
 async def skipped_events(

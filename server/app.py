@@ -139,6 +139,8 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     )
     await notifier.start()
     lobby = Lobby(store, notifier, app[METRICS])
+    for projector in lobby.projectors:
+        projector.linger = config.projection_linger
     await lobby.start()
     app[ACCOUNTS_POOL] = store.pool
     app[ACCOUNTS] = Accounts.from_config(store.pool, config)

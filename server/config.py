@@ -194,6 +194,10 @@ class Config:
     """Seconds between thaws, when everything frozen is handed back to the collector, whose
     next full collection frees the cyclic garbage frozen meanwhile (`CHOUETTE_GC_THAW_EVERY`;
     0: never)."""
+    projection_linger: float = 0.05
+    """Seconds each live projector (the lobby, ratings, profiles) waits after applying a batch,
+    so that the commands of that time come as one transaction rather than one each
+    (`CHOUETTE_PROJECTION_LINGER`, 0 to 1): read models lag the log by up to this much more."""
     plays_cache: int = 4096
     """Positions and throws whose legal plays a ``serve`` process keeps computed, the least
     recently used dropped first (`CHOUETTE_PLAYS_CACHE`): about 9 KB and 37 objects the
@@ -247,6 +251,8 @@ class Config:
                 "the leaderboard's minimum experience is 0 to 1000000, not "
                 f"{self.leaderboard_min_experience}"
             )
+        if not 0 <= self.projection_linger <= 1:
+            raise ValueError(f"the projection linger is 0 to 1 s, not {self.projection_linger:g}")
         if not 0 <= self.bot_pace <= 30:
             raise ValueError(f"a bot's pace is 0 to 30 seconds, not {self.bot_pace:g}")
         if not 1 <= self.bot_workers <= 64:
@@ -288,6 +294,7 @@ class Config:
             ("open_table_idle", parse_duration),
             ("table_cache", int),
             ("plays_cache", int),
+            ("projection_linger", parse_duration),
             ("gc_freeze_every", parse_duration),
             ("gc_thaw_every", parse_duration),
             ("seed_window", int),

@@ -52,6 +52,8 @@ async def read_models(app: web.Application) -> AsyncIterator[None]:
         app[LIVE_FEED],
         [partial(RatingsProjector, on_skip=on_skip), partial(ProfilesProjector, on_skip=on_skip)],
     )
+    for projector in models.projectors:
+        projector.linger = app[CONFIG].projection_linger
     await models.start()
     app[READ_MODELS] = models
     try:
