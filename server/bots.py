@@ -25,8 +25,9 @@ bots: so the runner also follows the play stream of each table where it runs bot
 process's live feed (:meth:`LiveFeed.subscribe_stream
 <events.subscription.LiveFeed.subscribe_stream>`, the per-partition feed the WebSocket streams
 use), and every new event, whichever process appended it, wakes the table's bots. The in-process
-hook stays the fast path; a wake for a version the bots have already looked at is dropped, so the
-feed's echo of the commands appended here costs no second look. It stops following a table when
+hook stays the fast path; a wake for a version the bots have already looked at, or were already
+woken for, is dropped, so the feed's echo of the commands appended here costs no second look
+(:attr:`BotRunner.second_looks` counts any). It stops following a table when
 no bot of this process is left there.
 """
 
@@ -109,7 +110,13 @@ class BotRunner:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._follows: dict[str, asyncio.Task[None]] = {}
         self._seen: dict[str, int] = {}
-        """Per table, the version of the last state the bots looked at."""
+        """Per table, the newest version the bots have looked at or are woken to look at."""
+        self._looked: dict[str, int] = {}
+        self.looks = 0
+        """States of a table the bots looked at (each one asks every bot there)."""
+        self.second_looks = 0
+        """Of these, looks at a version they had looked at already: work for nothing, unless a
+        bot was just seated, left or removed."""
         self._pool: ProcessPoolExecutor | None = None
         self._starting = asyncio.Lock()
         self.failures = 0
@@ -182,10 +189,15 @@ class BotRunner:
             if not bots:
                 del self._bots[table_id]
                 self._seen.pop(table_id, None)
+                self._looked.pop(table_id, None)
                 follow = self._follows.pop(table_id, None)
                 if follow is not None:
                     follow.cancel()
         self._kick(table_id)
+
+    def following(self) -> set[str]:
+        """The tables whose streams this process follows for its bots."""
+        return set(self._follows)
 
     def bots_at(self, table_id: str) -> dict[str, str]:
         """The bots this process runs at a table, with their strengths."""
@@ -196,8 +208,12 @@ class BotRunner:
         self._news(table_id, state.version)
 
     def _news(self, table_id: str, version: int) -> None:
-        """The table reached ``version``: wake its bots unless they have looked at it already."""
+        """The table reached ``version``: wake its bots unless they have looked at it already
+        or were woken for it (the feed's echo of what the hook told first)."""
         if table_id in self._bots and version > self._seen.get(table_id, 0):
+            # Safe to promise: the wake makes the table's task read the state once more, and
+            # whatever it reads then is at least this version.
+            self._seen[table_id] = version
             self._kick(table_id)
 
     async def _follow(self, table_id: str) -> None:
@@ -259,6 +275,10 @@ class BotRunner:
         """One command by the first bot that has something to do; whether one acted."""
         state = await self.tables.state(table_id)
         self._seen[table_id] = max(self._seen.get(table_id, 0), state.version)
+        self.looks += 1
+        if self._looked.get(table_id) == state.version:
+            self.second_looks += 1
+        self._looked[table_id] = state.version
         bots = self._bots.get(table_id, {})
         here = set(state.players)
         for bot in [b for b in bots if b not in here]:
