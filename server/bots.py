@@ -234,10 +234,15 @@ class BotRunner:
                         version = batch[-1].version
                         self._news(table_id, version)
                 return  # the feed is closed: the process is stopping
-            except StoreError as exc:
-                # The store went away under the subscription: follow again from where it was,
-                # and look at the table once more (something may have been missed meanwhile).
-                log.warning("bots stop following for now: %s", exc, extra={"table_id": table_id})
+            except Exception as exc:
+                # The store went away under the subscription (or anything else went wrong: a
+                # table must not stall for it): follow again from where it was, and look at the
+                # table once more (something may have been missed meanwhile).
+                log.warning(
+                    "bots stop following for now: %s",
+                    exc if isinstance(exc, StoreError) else repr(exc),
+                    extra={"table_id": table_id},
+                )
                 await asyncio.sleep(self.retry)
                 if table_id in self._bots:
                     self._kick(table_id)
