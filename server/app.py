@@ -166,6 +166,8 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         pace=config.bot_pace,
         ply=config.gnubg_ply,
         decide=config.bot_decide,  # type: ignore[arg-type]
+        feed=notifier,
+        retry=config.poll_interval,
     )
     await bots.start(store.pool)
     app[BOTS] = bots

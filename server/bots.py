@@ -19,7 +19,16 @@ docs/rules.md §10), and the failure is logged with the table's id. The table ne
 broken bot.
 
 Bots are watched by the process that seated them, and on start-up the bots of every table the
-lobby lists as not finished are watched again.
+lobby lists as not finished are watched again. Several ``serve`` processes may share one database
+(docs/scaling.md), and a person's commands may go to another process than the one running the
+bots: so the runner also follows the play stream of each table where it runs bots through the
+process's live feed (:meth:`LiveFeed.subscribe_stream
+<events.subscription.LiveFeed.subscribe_stream>`, the per-partition feed the WebSocket streams
+use), and every new event, whichever process appended it, wakes the table's bots. The in-process
+hook stays the fast path; a wake for a version the bots have already looked at, or were already
+woken for, is dropped, so the feed's echo of the commands appended here costs no second look
+(:attr:`BotRunner.second_looks` counts any). It stops following a table when
+no bot of this process is left there.
 """
 
 from __future__ import annotations
@@ -39,6 +48,8 @@ from events import commands as c
 from events.bots import bot_order, decide_for, warm
 from events.errors import StoreError, translate_errors
 from events.service import TableService
+from events.streams import table_stream
+from events.subscription import LiveFeed
 from events.table import TableState
 
 __all__ = ["BOTS", "BotRunner", "bot_command_id", "is_bot"]
@@ -81,8 +92,14 @@ class BotRunner:
         pace: float = 0.0,
         ply: int = 0,
         decide: Decide | None = None,
+        feed: LiveFeed | None = None,
+        retry: float = 1.0,
     ) -> None:
         self.tables = tables
+        self.feed = feed
+        """The process's live feed: with it, commands other processes append wake the bots."""
+        self.retry = retry
+        """Seconds to wait before following a table's stream again after the store failed."""
         self.workers = max(1, workers)
         self.timeout = timeout
         self.pace = pace
@@ -91,6 +108,15 @@ class BotRunner:
         self._bots: dict[str, dict[str, str]] = {}
         self._wake: dict[str, asyncio.Event] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._follows: dict[str, asyncio.Task[None]] = {}
+        self._seen: dict[str, int] = {}
+        """Per table, the newest version the bots have looked at or are woken to look at."""
+        self._looked: dict[str, int] = {}
+        self.looks = 0
+        """States of a table the bots looked at (each one asks every bot there)."""
+        self.second_looks = 0
+        """Of these, looks at a version they had looked at already: work for nothing, unless a
+        bot was just seated, left or removed."""
         self._pool: ProcessPoolExecutor | None = None
         self._starting = asyncio.Lock()
         self.failures = 0
@@ -137,13 +163,14 @@ class BotRunner:
                 self.watch(r["table_id"], r["account_id"], r["bot_strength"] or "basic")
 
     async def stop(self) -> None:
-        tasks = list(self._tasks.values())
+        tasks = [*self._tasks.values(), *self._follows.values()]
         for t in tasks:
             t.cancel()
         for t in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await t
         self._tasks.clear()
+        self._follows.clear()
         self._reset_pool()
 
     # -- which bots are where -------------------------------------------------------------------
@@ -151,6 +178,8 @@ class BotRunner:
     def watch(self, table_id: str, bot: str, strength: str) -> None:
         """Run ``bot`` (seated at ``table_id``) from now on, and let it act at once."""
         self._bots.setdefault(table_id, {})[bot] = strength
+        if self.feed is not None and table_id not in self._follows:
+            self._follows[table_id] = asyncio.create_task(self._follow(table_id))
         self._kick(table_id)
 
     def forget(self, table_id: str, bot: str) -> None:
@@ -159,7 +188,16 @@ class BotRunner:
             bots.pop(bot, None)
             if not bots:
                 del self._bots[table_id]
+                self._seen.pop(table_id, None)
+                self._looked.pop(table_id, None)
+                follow = self._follows.pop(table_id, None)
+                if follow is not None:
+                    follow.cancel()
         self._kick(table_id)
+
+    def following(self) -> set[str]:
+        """The tables whose streams this process follows for its bots."""
+        return set(self._follows)
 
     def bots_at(self, table_id: str) -> dict[str, str]:
         """The bots this process runs at a table, with their strengths."""
@@ -167,8 +205,47 @@ class BotRunner:
 
     def changed(self, table_id: str, state: TableState) -> None:
         """A command was appended at ``table_id``: its bots may have something to do."""
-        if table_id in self._bots:
+        self._news(table_id, state.version)
+
+    def _news(self, table_id: str, version: int) -> None:
+        """The table reached ``version``: wake its bots unless they have looked at it already
+        or were woken for it (the feed's echo of what the hook told first)."""
+        if table_id in self._bots and version > self._seen.get(table_id, 0):
+            # Safe to promise: the wake makes the table's task read the state once more, and
+            # whatever it reads then is at least this version.
+            self._seen[table_id] = version
             self._kick(table_id)
+
+    async def _follow(self, table_id: str) -> None:
+        """Wake the table's bots on every new event of its play stream, whichever process
+        appended it, until the table has no bot here (the task is then cancelled)."""
+        assert self.feed is not None
+        stream = table_stream(table_id)
+        version: int | None = None
+        while table_id in self._bots:
+            try:
+                if version is None:
+                    version = await self.tables.store.stream_version(stream)
+                    # What came before the subscription: looked at unless the bots' last look
+                    # was older.
+                    self._news(table_id, version)
+                async with self.feed.subscribe_stream(stream, version) as sub:
+                    async for batch in sub.batches():
+                        version = batch[-1].version
+                        self._news(table_id, version)
+                return  # the feed is closed: the process is stopping
+            except Exception as exc:
+                # The store went away under the subscription (or anything else went wrong: a
+                # table must not stall for it): follow again from where it was, and look at the
+                # table once more (something may have been missed meanwhile).
+                log.warning(
+                    "bots stop following for now: %s",
+                    exc if isinstance(exc, StoreError) else repr(exc),
+                    extra={"table_id": table_id},
+                )
+                await asyncio.sleep(self.retry)
+                if table_id in self._bots:
+                    self._kick(table_id)
 
     def _kick(self, table_id: str) -> None:
         wake = self._wake.get(table_id)
@@ -202,6 +279,11 @@ class BotRunner:
     async def _step(self, table_id: str) -> bool:
         """One command by the first bot that has something to do; whether one acted."""
         state = await self.tables.state(table_id)
+        self._seen[table_id] = max(self._seen.get(table_id, 0), state.version)
+        self.looks += 1
+        if self._looked.get(table_id) == state.version:
+            self.second_looks += 1
+        self._looked[table_id] = state.version
         bots = self._bots.get(table_id, {})
         here = set(state.players)
         for bot in [b for b in bots if b not in here]:
