@@ -52,6 +52,7 @@ from events.migrations import migrate  # noqa: E402
 from events.simulate import simulate_chouette, simulate_table  # noqa: E402
 from events.store import EventStore, NewEvent, RecordedEvent  # noqa: E402
 from events.subscription import LiveFeed  # noqa: E402
+from server.config import Config  # noqa: E402
 from server.lobby import LobbyProjector  # noqa: E402
 from server.profiles import ProfilesProjector  # noqa: E402
 from server.ratings import RatingsProjector  # noqa: E402
@@ -243,6 +244,8 @@ async def live_lag(
             return position
 
         projector.apply = apply  # type: ignore[method-assign]
+        # As a serve process runs them: lingering after each batch (CHOUETTE_PROJECTION_LINGER).
+        projector.linger = Config().projection_linger
         await projector.prepare(store)
         await projector.catch_up(store)
         projectors.append(projector)

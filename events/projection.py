@@ -290,6 +290,8 @@ class Projector(abc.ABC):
         await self.prepare(notifier.store)
         position = await self.checkpoint(notifier.store)
         async with notifier.subscribe(self.partition, position, batch_size=batch_size) as sub:
+            # What came while it lingered is one batch (not one batch per linger).
+            sub.merge = self.linger > 0
             async for batch in sub.batches():
                 await self.apply(notifier.store, batch)
                 if self.linger > 0:

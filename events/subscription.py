@@ -121,8 +121,11 @@ class _Sink:
         self.signal.set()
         return True
 
-    def pop(self) -> list[RecordedEvent]:
+    def pop(self, merge: bool = False) -> list[RecordedEvent]:
+        """The oldest queued batch; with ``merge``, every queued batch as one."""
         batch = self.batches.popleft()
+        while merge and self.batches:
+            batch = batch + self.batches.popleft()
         self.count -= len(batch)
         return batch
 
@@ -535,6 +538,9 @@ class Subscription(abc.ABC):
         self._closed = False
         self.catch_ups = 0
         """How many times the subscription has gone (back) to reading the database."""
+        self.merge = False
+        """Whether a live batch is everything queued since the last one (a consumer that
+        lingers between batches) rather than the oldest batch the feed delivered."""
 
     @property
     def closed(self) -> bool:
@@ -591,7 +597,7 @@ class Subscription(abc.ABC):
                 sink = self._sink
                 assert sink is not None
                 if sink.batches:
-                    batch = [e for e in sink.pop() if self._key(e) > self._cursor]
+                    batch = [e for e in sink.pop(self.merge) if self._key(e) > self._cursor]
                     if not batch:
                         continue
                     if self._accept(batch):

@@ -441,7 +441,9 @@ async def readyz(request: web.Request) -> web.Response:
     """Ready when the database answers within two seconds. Events the lobby had to skip are
     listed, but leave it ready: every instance reads the same log, so failing readiness for
     them would take every instance out of service for one bad event that none can apply. The
-    driver's text is logged, never sent."""
+    driver's text is logged, never sent, and so is the skipped event's stream (anyone may ask,
+    and a private table's id is no stranger's business): its log position finds it, through
+    ``GET /log`` with the auditor token."""
     lobby = request.app[LOBBY]
     try:
         async with asyncio.timeout(2):
@@ -464,7 +466,6 @@ async def readyz(request: web.Request) -> web.Response:
                     "projector": s.projector,
                     "partition": s.partition,
                     "position": s.position,
-                    "stream": s.stream_id,
                     "version": s.version,
                     "type": s.type,
                     "cause": s.cause,

@@ -346,8 +346,13 @@ class SkippedEvent(msgspec.Struct, kw_only=True):
 
     projector: str
     partition: int
-    position: Annotated[int, Meta(description="Its position in the partition's log.")]
-    stream: str
+    position: Annotated[
+        int,
+        Meta(
+            description="Its position in the partition's log (its stream, not shown here: `GET"
+            " /log` with the auditor token)."
+        ),
+    ]
     version: int
     type: str
     cause: Annotated[
