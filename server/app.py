@@ -138,9 +138,7 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         on_hole=app[METRICS].holes_changed,
     )
     await notifier.start()
-    lobby = Lobby(store, notifier, app[METRICS])
-    for projector in lobby.projectors:
-        projector.linger = config.projection_linger
+    lobby = Lobby(store, notifier, app[METRICS], linger=config.projection_linger)
     await lobby.start()
     app[ACCOUNTS_POOL] = store.pool
     app[ACCOUNTS] = Accounts.from_config(store.pool, config)

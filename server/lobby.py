@@ -12,11 +12,11 @@ never stop new tables from appearing.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 import asyncpg
@@ -30,7 +30,7 @@ from events.streams import decode_recorded, parse_stream
 from events.subscription import LiveFeed
 from server.bots import is_bot
 from server.metrics import Metrics
-from server.readmodels import ReadModel
+from server.readmodels import ReadModel, ReadModels
 
 log = logging.getLogger("chouette.lobby")
 
@@ -148,18 +148,21 @@ class LobbyProjector(ReadModel):
         return True
 
 
-class Lobby:
-    """Runs a lobby projector per partition and answers lobby queries."""
+class Lobby(ReadModels):
+    """Runs a lobby projector per partition (as :class:`ReadModels` runs any read model) and
+    answers lobby queries."""
 
     def __init__(
-        self, store: EventStore, notifier: LiveFeed, metrics: Metrics | None = None
+        self,
+        store: EventStore,
+        notifier: LiveFeed,
+        metrics: Metrics | None = None,
+        *,
+        linger: float = 0.0,
     ) -> None:
-        self.store = store
-        self.notifier = notifier
         on_skip = metrics.event_skipped if metrics is not None else None
-        self.projectors = [LobbyProjector(p, on_skip=on_skip) for p in range(store.partitions)]
+        super().__init__(store, notifier, [partial(LobbyProjector, on_skip=on_skip)], linger=linger)
         self.spectators: dict[str, int] = {}
-        self._tasks: list[asyncio.Task[None]] = []
         self.lag = 0
 
     @contextlib.contextmanager
@@ -178,36 +181,6 @@ class Lobby:
                 self.spectators[table_id] = left
             else:
                 self.spectators.pop(table_id, None)
-
-    async def start(self) -> None:
-        for projector in self.projectors:
-            await projector.prepare(self.store)
-            self._tasks.append(asyncio.create_task(self._run(projector)))
-
-    async def _run(self, projector: LobbyProjector) -> None:
-        while True:
-            try:
-                await projector.run(self.notifier)
-                return
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                # The database away, or a bug: the batch rolled back; follow again from the
-                # checkpoint. (A poison event never gets here: the projector skips it.)
-                log.warning("lobby projector restarts", exc_info=True)
-                await asyncio.sleep(1)
-
-    async def stop(self) -> None:
-        for t in self._tasks:
-            t.cancel()
-        for t in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
-
-    async def catch_up(self) -> None:
-        """Apply everything committed so far (tests and the CLI)."""
-        for projector in self.projectors:
-            await projector.catch_up(self.store)
 
     async def skipped(self, limit: int = 20) -> tuple[int, list[SkippedEvent]]:
         """How many events the lobby has skipped, and the latest ``limit`` (newest first)."""

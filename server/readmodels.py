@@ -80,10 +80,14 @@ class ReadModels:
         store: EventStore,
         notifier: LiveFeed,
         factories: Sequence[Callable[[int], ReadModel]],
+        *,
+        linger: float = 0.0,
     ) -> None:
         self.store = store
         self.notifier = notifier
         self.projectors = [f(p) for f in factories for p in range(store.partitions)]
+        for projector in self.projectors:
+            projector.linger = linger
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
@@ -99,6 +103,8 @@ class ReadModels:
             except asyncio.CancelledError:
                 raise
             except Exception:
+                # The database away, or a bug: the batch rolled back; follow again from the
+                # checkpoint. (A poison event never gets here: the projector skips it.)
                 log.warning("projector %s restarts", projector.name, exc_info=True)
                 await asyncio.sleep(1)
 

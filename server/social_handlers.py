@@ -51,9 +51,8 @@ async def read_models(app: web.Application) -> AsyncIterator[None]:
         app[TABLES].store,
         app[LIVE_FEED],
         [partial(RatingsProjector, on_skip=on_skip), partial(ProfilesProjector, on_skip=on_skip)],
+        linger=app[CONFIG].projection_linger,
     )
-    for projector in models.projectors:
-        projector.linger = app[CONFIG].projection_linger
     await models.start()
     app[READ_MODELS] = models
     try:
