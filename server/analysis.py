@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import multiprocessing
 from collections.abc import Sequence
 
@@ -28,6 +27,7 @@ from events.replay import decode_all
 from events.store import EventStore
 from events.streams import table_stream
 from server import ratelimit
+from server.bots import kill_pool
 from server.handlers import _table_id, current_account, query_int
 from server.problems import Problem, not_found
 
@@ -152,12 +152,8 @@ class Analyses:
 
     def _reset(self) -> None:
         pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        for process in list(getattr(pool, "_processes", {}).values()):
-            with contextlib.suppress(Exception):
-                process.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        if pool is not None:
+            kill_pool(pool)
 
     def close(self) -> None:
         self._reset()

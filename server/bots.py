@@ -52,7 +52,7 @@ from events.streams import table_stream
 from events.subscription import LiveFeed
 from events.table import TableState
 
-__all__ = ["BOTS", "BotRunner", "bot_command_id", "is_bot"]
+__all__ = ["BOTS", "BotRunner", "bot_command_id", "is_bot", "kill_pool"]
 
 log = logging.getLogger("chouette.bots")
 
@@ -63,6 +63,15 @@ STARTUP_TIMEOUT = 120.0
 """Seconds the bot workers may take to start (importing the engine, GNU Backgammon's nets)."""
 
 Decide = Callable[[TableState, str, str, int], "c.Command | None"]
+
+
+def kill_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a process pool at once, killing its workers (a hung one would never return), and
+    cancel what waits in it. The bots' and the analyses' pools (server/analysis.py)."""
+    for process in list(getattr(pool, "_processes", {}).values()):
+        with contextlib.suppress(Exception):
+            process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def is_bot(account_id: str) -> bool:
@@ -143,12 +152,8 @@ class BotRunner:
     def _reset_pool(self) -> None:
         """Kill the workers (one of them hangs) and start afresh on the next decision."""
         pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        for process in list(getattr(pool, "_processes", {}).values()):
-            with contextlib.suppress(Exception):
-                process.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        if pool is not None:
+            kill_pool(pool)
 
     async def start(self, pool: asyncpg.Pool | None = None) -> None:
         """Watch the bots of the tables the lobby lists as not finished."""
