@@ -34,8 +34,9 @@ from typing import Any, Final
 import asyncpg
 
 from events.audit import Failure, StreamAudit, StreamReport, TableReport
+from events.chain import ZERO_HASH, stored_hash
 from events.errors import translate_errors
-from events.store import ZERO_HASH, EventStore, RecordedEvent, stored_hash
+from events.store import EventStore, RecordedEvent
 from events.streams import chat_stream, parse_stream, table_stream
 
 __all__ = [

@@ -39,8 +39,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from events.chain import ZERO_HASH
 from events.errors import StoreError, translate_errors
-from events.store import ZERO_HASH, EventStore
+from events.store import EventStore
 
 __all__ = [
     "HEADS_FORMAT",

@@ -6,7 +6,7 @@ then disables the append-only triggers and edits the stored events, in two ways:
 
 - **naively**: the edit alone, which the hash chain catches;
 - **recomputing the chain**: the edit, then every later ``prev_hash``/``hash`` and the stream's
-  head rewritten with :func:`events.store.event_hash`, so that the chain holds. The rules and the
+  head rewritten with :func:`events.chain.event_hash`, so that the chain holds. The rules and the
   dice must still name the version edited.
 """
 
@@ -28,9 +28,10 @@ from engine.moves import legal_plays
 from events import types as e
 from events.audit import audit_records
 from events.audit_scan import audit_table, audit_tables, check_log
+from events.chain import ZERO_HASH, stored_hash
 from events.decider import evolve
 from events.simulate import simulate_chouette, simulate_table
-from events.store import ZERO_HASH, EventStore, stored_hash
+from events.store import EventStore
 from events.streams import append_steps, table_stream
 from events.table import TableState
 from server.cli import main

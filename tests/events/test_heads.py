@@ -23,6 +23,7 @@ import asyncpg
 import pytest
 
 from events.audit_scan import audit_all
+from events.chain import ZERO_HASH
 from events.embedded import with_database
 from events.heads import (
     HeadsError,
@@ -36,7 +37,7 @@ from events.heads import (
     verify_heads,
 )
 from events.simulate import simulate_table
-from events.store import ZERO_HASH, EventStore, stable_partition
+from events.store import EventStore, stable_partition
 from events.streams import append_steps, table_stream
 from server.cli import main
 

@@ -16,13 +16,14 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from events.chain import event_hash
 from events.dice import SeedCipher
 from events.embedded import with_user
 from events.errors import StoreError
 from events.migrations import SQL_DIR, migrate, pending
 from events.roles import SERVER_ROLE, is_superuser
 from events.seed_store import SeedStore
-from events.store import EventStore, NewEvent, event_hash
+from events.store import EventStore, NewEvent
 
 KEY = bytes(range(32))
 

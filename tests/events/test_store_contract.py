@@ -12,19 +12,11 @@ import asyncpg
 import msgspec
 import pytest
 
+from events.chain import CHAIN_VERSION, ZERO_HASH, event_hash
 from events.errors import CommandReusedError, ConcurrencyError, CorruptEventError, StoreError
 from events.migrations import migrate
 from events.projection import Projector
-from events.store import (
-    CHAIN_VERSION,
-    ZERO_HASH,
-    EventStore,
-    NewEvent,
-    RecordedEvent,
-    decode,
-    event_hash,
-    stable_partition,
-)
+from events.store import EventStore, NewEvent, RecordedEvent, decode, stable_partition
 from events.subscription import LiveFeed
 
 BACKENDS = [pytest.param("embedded", marks=pytest.mark.embedded)]

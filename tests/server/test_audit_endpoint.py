@@ -19,8 +19,9 @@ from conftest import Api
 from events import types as e
 from events.audit import StreamAudit
 from events.audit_scan import audit_table
+from events.chain import ZERO_HASH, stored_hash
 from events.simulate import simulate_table
-from events.store import ZERO_HASH, EventStore, RecordedEvent, stored_hash
+from events.store import EventStore, RecordedEvent
 from events.streams import append_steps, table_stream
 from server.config import Rate
 from server.record_handlers import AUDITS
