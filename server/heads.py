@@ -14,7 +14,6 @@ computed from the start of the log by a task at start-up, off the requests' path
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import logging
 from collections.abc import AsyncIterator
@@ -25,6 +24,7 @@ from aiohttp import web
 from events.heads import HeadsSigner, RunningHashes, make_heads
 from events.store import EventStore
 from server import ratelimit
+from server.background import running
 from server.handlers import bearer, json_response
 from server.keys import CONFIG
 from server.problems import bad_request, forbidden, unauthorized
@@ -64,13 +64,8 @@ async def warm_heads(app: web.Application) -> AsyncIterator[None]:
         except Exception as exc:  # the first request computes them instead
             log.warning("chain heads not computed at start-up: %r", exc)
 
-    task = asyncio.create_task(warm(), name="warm-heads")
-    try:
+    async with running(warm(), name="warm-heads"):
         yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
 
 
 def _wants_streams(request: web.Request) -> bool:

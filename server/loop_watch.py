@@ -19,6 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
+from server.background import running
 from server.keys import METRICS
 from server.metrics import Gauge, Histogram, Metrics
 
@@ -118,12 +119,9 @@ async def watch_loop(app: web.Application) -> AsyncIterator[None]:
     """A cleanup context: the heartbeat and the collector's callback, while the app runs."""
     watch = app[LOOP_WATCH] = LoopWatch(app[METRICS])
     gc.callbacks.append(watch.on_gc)
-    task = asyncio.create_task(watch.run())
     try:
-        yield
+        async with running(watch.run()):
+            yield
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
         with contextlib.suppress(ValueError):
             gc.callbacks.remove(watch.on_gc)

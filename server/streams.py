@@ -41,6 +41,7 @@ from events.table import TableState
 from events.types import ChatPosted
 from server import auth, privacy, ratelimit
 from server import handlers as h
+from server.background import running
 from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, PRESENCE, SOCKETS, TABLES
 from server.presence import Watcher
 from server.problems import Problem, bad_request, log_failure, to_problem, unauthorized
@@ -356,13 +357,8 @@ EVENT_STREAMS = web.AppKey("event_streams", EventStreams)
 async def watch_sessions(app: web.Application) -> AsyncIterator[None]:
     """The app's :class:`SessionWatch` (a cleanup context, after the database's)."""
     watch = app[WATCH] = SessionWatch(app[auth.ACCOUNTS], app[CONFIG].session_check)
-    task = asyncio.create_task(watch.run())
-    try:
+    async with running(watch.run()):
         yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
 
 
 async def _stream_session(request: web.Request) -> auth.Session | None:
