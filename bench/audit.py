@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import statistics
 import sys
@@ -38,14 +37,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import asyncpg
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.scratch import scratch_database
 from engine import moves
 from events.audit import audit_records
 from events.audit_scan import audit_tables
-from events.embedded import database_url, with_database
+from events.embedded import database_url
 from events.migrations import migrate
 from events.replay import Replayer
 from events.simulate import SimulatedTable, simulate_table
@@ -93,12 +91,7 @@ async def main(quick: bool) -> dict[str, Any]:
     events = sum(len(t.events) for t in tables)
 
     server = await database_url()
-    name = f"chouette_bench_audit_{os.getpid()}"
-    admin = await asyncpg.connect(server)
-    await admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    url = with_database(server, name)
-    try:
+    async with scratch_database(server, "chouette_bench_audit") as url:
         store = await EventStore.connect(url, min_size=2, max_size=20)
         try:
             await migrate(store.pool)
@@ -144,9 +137,6 @@ async def main(quick: bool) -> dict[str, Any]:
                     out.append((time.perf_counter() - started) * 1000)
         finally:
             await store.close()
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
     samples.sort()
     warm.sort()

@@ -24,9 +24,9 @@ import time
 from typing import Any
 
 import aiohttp
-import asyncpg
 
 from bench.human_pace import Clients, Phase, _post, make_guests
+from bench.scratch import scratch_database
 from bench.server import Server, measured
 
 MATCH_LENGTH = 25
@@ -86,33 +86,28 @@ def _figures(run: dict[str, Any]) -> dict[str, Any]:
 async def server_load(quick: bool, humans: int = 200, bots: int = 50) -> dict[str, Any]:
     seconds = 20.0 if quick else 60.0
     base_url = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
-    dbname = f"bench_bots_{os.getpid()}"
-    admin = await asyncpg.connect(base_url)
-    await admin.execute(f'CREATE DATABASE "{dbname}"')
-    dsn = base_url.rsplit("/", 1)[0] + f"/{dbname}"
-    server = Server(dsn)
-    clients: Clients | None = None
-    try:
-        await server.ready()
-        specs = await Clients([server.url], 2).create(humans)
-        bot_tables = await _bot_tables(server.url, bots)
-        clients = Clients([server.url], 2)
-        await clients.connect(specs, 16)
-        await asyncio.sleep(2.0)  # the first commands, spread over one think time
-        without = await measured(clients, [server], 0, Phase(3.0, seconds))
-        began = time.perf_counter()
-        await _seat_bots(server.url, bot_tables)
-        seat_s = time.perf_counter() - began
-        await asyncio.sleep(3.0)  # the bots' workers started, their tables under way
-        before = await _bot_states(server.url, bot_tables)
-        with_bots = await measured(clients, [server], 1, Phase(3.0, seconds))
-        after = await _bot_states(server.url, bot_tables)
-    finally:
-        if clients is not None:
-            await clients.close()
-        server.stop()
-        await admin.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
-        await admin.close()
+    async with scratch_database(base_url, "bench_bots") as dsn:
+        server = Server(dsn)
+        clients: Clients | None = None
+        try:
+            await server.ready()
+            specs = await Clients([server.url], 2).create(humans)
+            bot_tables = await _bot_tables(server.url, bots)
+            clients = Clients([server.url], 2)
+            await clients.connect(specs, 16)
+            await asyncio.sleep(2.0)  # the first commands, spread over one think time
+            without = await measured(clients, [server], 0, Phase(3.0, seconds))
+            began = time.perf_counter()
+            await _seat_bots(server.url, bot_tables)
+            seat_s = time.perf_counter() - began
+            await asyncio.sleep(3.0)  # the bots' workers started, their tables under way
+            before = await _bot_states(server.url, bot_tables)
+            with_bots = await measured(clients, [server], 1, Phase(3.0, seconds))
+            after = await _bot_states(server.url, bot_tables)
+        finally:
+            if clients is not None:
+                await clients.close()
+            server.stop()
     a, b = _figures(without), _figures(with_bots)
     # Commands the bots sent in the phase: what the server ran beyond the people's.
     b["bot_commands_per_s"] = round(

@@ -46,8 +46,9 @@ import asyncpg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.scratch import scratch_database  # noqa: E402
 from events import types as e  # noqa: E402
-from events.embedded import database_url, with_database  # noqa: E402
+from events.embedded import database_url  # noqa: E402
 from events.migrations import migrate  # noqa: E402
 from events.simulate import simulate_chouette, simulate_table  # noqa: E402
 from events.store import EventStore, NewEvent, RecordedEvent  # noqa: E402
@@ -307,12 +308,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     target = args.events or (100_000 if args.quick else 1_000_000)
     seconds = args.seconds or (5.0 if args.quick else 20.0)
     server = await database_url()
-    name = f"chouette_bench_proj_{os.getpid()}"
-    admin = await asyncpg.connect(server)
-    await admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    url = with_database(server, name)
-    try:
+    async with scratch_database(server, "chouette_bench_proj") as url:
         conn = await asyncpg.connect(url)
         try:
             await migrate(conn)
@@ -334,9 +330,6 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             lag = await live_lag(store, url, args.tables, args.interval, seconds, args.seed)
         finally:
             await store.close()
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
     slowest = min(rates.values())
     return {
         "benchmark": "projections",

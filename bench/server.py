@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.human_pace import Clients, Phase, TableSpec, summary  # noqa: E402
+from bench.scratch import scratch_database  # noqa: E402
 
 QUICK_TABLES = 2000
 """The tables ``--quick`` plays at human pace."""
@@ -337,98 +338,93 @@ async def main() -> None:
         print(f"[{time.perf_counter() - began:6.1f} s] {what}", file=sys.stderr, flush=True)
 
     base_url = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
-    dbname = f"bench_server_{os.getpid()}"
-    admin = await asyncpg.connect(base_url)
-    await admin.execute(f'CREATE DATABASE "{dbname}"')
-    dsn = base_url.rsplit("/", 1)[0] + f"/{dbname}"
-    servers: list[Server] = []
-    out: dict[str, Any] = {}
-    try:
-        a = Server(dsn, args.profile)
-        servers.append(a)
-        await a.ready()
-        await asyncio.sleep(1.0)
-        # Memory first, on the fresh process: RSS over the tables created, idle and cached
-        # (the state LRU holds 10,000), in blocks; the human-pace runs then play the first N.
-        specs: list[TableSpec] = []
-        log("server ready")
-        points = await create(a, specs, memory_tables, args.processes, 4 if args.quick else 8)
-        half = len(points) // 2
-        memory: dict[str, Any] = {
-            "tables": len(specs),
-            "rss_kib_per_idle_table": round(slope_kib(points), 2),
-            "rss_kib_per_idle_table_first_half": round(slope_kib(points[: half + 1]), 2),
-            "rss_kib_per_idle_table_second_half": round(slope_kib(points[half:]), 2),
-            "rss_points": [[t, round(r / 2**20, 1)] for t, r in points],
-        }
-        human: list[dict[str, Any]] = []
-        sat: dict[str, Any] = {}
-        sat_steps: list[dict[str, Any]] = []
-        for n in sizes:
-            if n > len(specs):
-                await create(a, specs, n, args.processes, 1)
-            clients = Clients([a.url], args.processes)
-            before = a.rss()
-            log(f"{len(specs)} tables")
-            sockets = await clients.connect(specs[:n], args.seed)
-            log(f"{sockets} sockets")
-            await asyncio.sleep(2.0)  # the first commands, spread over one think time
-            grown = a.rss() - before
+    async with scratch_database(base_url, "bench_server") as dsn:
+        servers: list[Server] = []
+        out: dict[str, Any] = {}
+        try:
+            a = Server(dsn, args.profile)
+            servers.append(a)
+            await a.ready()
+            await asyncio.sleep(1.0)
+            # Memory first, on the fresh process: RSS over the tables created, idle and cached
+            # (the state LRU holds 10,000), in blocks; the human-pace runs then play the first N.
+            specs: list[TableSpec] = []
+            log("server ready")
+            points = await create(a, specs, memory_tables, args.processes, 4 if args.quick else 8)
+            half = len(points) // 2
+            memory: dict[str, Any] = {
+                "tables": len(specs),
+                "rss_kib_per_idle_table": round(slope_kib(points), 2),
+                "rss_kib_per_idle_table_first_half": round(slope_kib(points[: half + 1]), 2),
+                "rss_kib_per_idle_table_second_half": round(slope_kib(points[half:]), 2),
+                "rss_points": [[t, round(r / 2**20, 1)] for t, r in points],
+            }
+            human: list[dict[str, Any]] = []
+            sat: dict[str, Any] = {}
+            sat_steps: list[dict[str, Any]] = []
+            for n in sizes:
+                if n > len(specs):
+                    await create(a, specs, n, args.processes, 1)
+                clients = Clients([a.url], args.processes)
+                before = a.rss()
+                log(f"{len(specs)} tables")
+                sockets = await clients.connect(specs[:n], args.seed)
+                log(f"{sockets} sockets")
+                await asyncio.sleep(2.0)  # the first commands, spread over one think time
+                grown = a.rss() - before
+                try:
+                    run = await measured(clients, [a], 0, Phase(3.0, seconds))
+                    run["sockets"] = sockets
+                    run["rss_kib_per_socket"] = round(grown / max(sockets, 1) / 1024, 2)
+                    human.append(run)
+                    log(f"human pace at {n} tables")
+                    if n == sizes[-1]:
+                        sat, sat_steps = await saturation(
+                            clients, [a], step_seconds, 1, run, 2 if args.quick else 7
+                        )
+                finally:
+                    await clients.close()
+            memory |= {
+                "sockets": human[-1]["sockets"],
+                "rss_kib_per_socket": human[-1]["rss_kib_per_socket"],
+                "server_rss_mb": round(a.rss() / 2**20, 1),
+            }
+            out["memory"] = memory
+            # Two processes on the one database: the largest run's tables split over both.
+            b = Server(dsn)
+            servers.append(b)
+            await b.ready()
+            # --quick: on 500 of the tables (their sockets connect again, to both servers).
+            largest = specs[: min(sizes[-1], 500) if args.quick else sizes[-1]]
+            clients = Clients([a.url, b.url], args.processes)
             try:
-                run = await measured(clients, [a], 0, Phase(3.0, seconds))
-                run["sockets"] = sockets
-                run["rss_kib_per_socket"] = round(grown / max(sockets, 1) / 1024, 2)
-                human.append(run)
-                log(f"human pace at {n} tables")
-                if n == sizes[-1]:
-                    sat, sat_steps = await saturation(
-                        clients, [a], step_seconds, 1, run, 2 if args.quick else 7
-                    )
+                log("saturation; two processes")
+                await clients.connect(largest, args.seed + 100)
+                log("two processes connected")
+                await asyncio.sleep(2.0)
+                two = await measured(clients, [a, b], 0, Phase(3.0, seconds))
             finally:
                 await clients.close()
-        memory |= {
-            "sockets": human[-1]["sockets"],
-            "rss_kib_per_socket": human[-1]["rss_kib_per_socket"],
-            "server_rss_mb": round(a.rss() / 2**20, 1),
-        }
-        out["memory"] = memory
-        # Two processes on the one database: the largest run's tables split over both.
-        b = Server(dsn)
-        servers.append(b)
-        await b.ready()
-        # --quick: on 500 of the tables (their sockets connect again, to both servers).
-        largest = specs[: min(sizes[-1], 500) if args.quick else sizes[-1]]
-        clients = Clients([a.url, b.url], args.processes)
-        try:
-            log("saturation; two processes")
-            await clients.connect(largest, args.seed + 100)
-            log("two processes connected")
-            await asyncio.sleep(2.0)
-            two = await measured(clients, [a, b], 0, Phase(3.0, seconds))
+            one = next((h for h in human if h["tables"] == len(largest)), human[-1])
+            out["two_processes"] = {
+                "tables": len(largest),
+                "served_per_s": two["served_per_s"],
+                "p99_ms": two["p99_ms"],
+                "p999_ms": two["p999_ms"],
+                "errors": two["errors"],
+                "error_samples": two["error_samples"],
+                "server_cpu_per_command_us": two["server_cpu_per_command_us"],
+                "one_process": {
+                    "tables": one["tables"],
+                    "served_per_s": one["served_per_s"],
+                    "p99_ms": one["p99_ms"],
+                },
+            }
+            log("two processes done")
+            raw = await raw_commits(dsn, 32, 3.0 if args.quick else 8.0)
         finally:
-            await clients.close()
-        one = next((h for h in human if h["tables"] == len(largest)), human[-1])
-        out["two_processes"] = {
-            "tables": len(largest),
-            "served_per_s": two["served_per_s"],
-            "p99_ms": two["p99_ms"],
-            "p999_ms": two["p999_ms"],
-            "errors": two["errors"],
-            "error_samples": two["error_samples"],
-            "server_cpu_per_command_us": two["server_cpu_per_command_us"],
-            "one_process": {
-                "tables": one["tables"],
-                "served_per_s": one["served_per_s"],
-                "p99_ms": one["p99_ms"],
-            },
-        }
-        log("two processes done")
-        raw = await raw_commits(dsn, 32, 3.0 if args.quick else 8.0)
-    finally:
-        for s in servers:
-            s.stop()
-        await admin.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
-        await admin.close()
+            for s in servers:
+                s.stop()
     result = {
         "quick_tables": QUICK_TABLES,
         "human_pace": human,

@@ -47,10 +47,11 @@ import msgspec
 # The repository first: bench/engine.py would otherwise shadow the engine package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.scratch import scratch_database
 from engine import moves
 from events import types as e
 from events.decider import evolve
-from events.embedded import database_url, with_database
+from events.embedded import database_url
 from events.migrations import migrate
 from events.simulate import simulate_chouette, simulate_table
 from events.store import EventStore, NewEvent
@@ -276,12 +277,7 @@ async def catch_up(url: str) -> tuple[float, float, float, int]:
 async def main(quick: bool) -> dict[str, Any]:
     rounds, seconds = (3, 1.0) if quick else (5, 3.0)
     server = await database_url()
-    name = f"chouette_bench_{os.getpid()}"
-    admin = await asyncpg.connect(server)
-    await admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    url = with_database(server, name)
-    try:
+    async with scratch_database(server, "chouette_bench") as url:
         conn = await asyncpg.connect(url)
         try:
             await migrate(conn)
@@ -302,9 +298,6 @@ async def main(quick: bool) -> dict[str, Any]:
             es.append(await asyncio.to_thread(eventsourcing_inserts, url, 32, seconds))
         await fill(url, 100_000 if quick else 300_000)
         read_rate, sub_rate, fold_rate, events = await catch_up(url)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
     def rounded(rates: dict[int, list[float]]) -> dict[str, int]:
         return {str(c): round(statistics.median(r)) for c, r in rates.items()}

@@ -35,13 +35,13 @@ import asyncpg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.scratch import scratch_database  # noqa: E402
 from engine.frozen import replace  # noqa: E402
 from events import commands as c  # noqa: E402
 from events import types as e  # noqa: E402
 from events.clocks import TABLE, next_deadline  # noqa: E402
 from events.decider import decide, fold  # noqa: E402
 from events.dice import FairDice, SeedCipher, draw_seed, new_seed_key  # noqa: E402
-from events.embedded import with_database  # noqa: E402
 from events.migrations import migrate  # noqa: E402
 from events.seed_store import SeedStore  # noqa: E402
 from events.service import Outcome, TableService  # noqa: E402
@@ -227,20 +227,13 @@ async def main() -> None:
     args = ap.parse_args()
     out: dict[str, Any] = {"machinery": await machinery(args.tables, 3000)}
     server = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
-    name = f"bench_timers_{os.getpid()}"
-    admin = await asyncpg.connect(server)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    url = with_database(server, name)
-    try:
+    async with scratch_database(server, "bench_timers") as url:
         conn = await asyncpg.connect(url)
         try:
             await migrate(conn)
         finally:
             await conn.close()
         out["real_path"] = await real_path(url, 200 if args.quick else 1000)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
     out["target"] = "machinery p99 <= 100 ms"
     out["note"] = "one process; the machine's 2 cores are shared with other work"
     print(json.dumps(out))
