@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import Any
 
@@ -26,7 +26,7 @@ from events import types as e
 from events.errors import translate_errors
 from events.projection import SkippedEvent, skipped_events
 from events.store import EventStore, RecordedEvent
-from events.streams import decode_recorded, parse_stream
+from events.streams import decode_recorded
 from events.subscription import LiveFeed
 from server.bots import is_bot
 from server.metrics import Metrics
@@ -48,29 +48,16 @@ class LobbyProjector(ReadModel):
         {"table_created", "player_joined", "player_left", "game_started", "match_ended"}
     )
 
-    def __init__(
-        self,
-        partition: int = 0,
-        *,
-        suffix: str = "",
-        on_skip: Callable[[SkippedEvent], None] | None = None,
-    ) -> None:
-        super().__init__(partition, suffix=suffix, on_skip=on_skip)
-
     async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
         """A batch's changes to each table's row, made in memory from the rows as they are and
         written in one statement: the same rows as applying the events one by one."""
-        decoded: list[tuple[str, int, e.Event]] = []
-        for rec in events:
-            if rec.type not in self.types:
-                continue
-            name = parse_stream(rec.stream_id)
-            if name is None or name.kind != "table":
-                continue
-            # An undecodable event raises CorruptEventError, and one whose data the lobby's
-            # columns cannot hold asyncpg.DataError (when written): the projector skips and
-            # records it.
-            decoded.append((name.table_id, rec.version, decode_recorded(rec)))
+        # An undecodable event raises CorruptEventError, and one whose data the lobby's
+        # columns cannot hold asyncpg.DataError (when written): the projector skips and
+        # records it.
+        decoded = [
+            (table_id, rec.version, decode_recorded(rec))
+            for table_id, rec in self.table_records(events)
+        ]
         if not decoded:
             return
         lobby = self.t("lobby_tables")

@@ -27,7 +27,7 @@ import asyncpg
 from events import types as e
 from events.errors import translate_errors
 from events.store import EventStore, RecordedEvent
-from events.streams import decode_recorded, parse_stream
+from events.streams import decode_recorded
 from server.readmodels import ReadModel
 
 __all__ = ["ProfilesProjector", "chouette_winnings", "player_profile"]
@@ -106,14 +106,7 @@ class ProfilesProjector(ReadModel):
     )
 
     async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
-        decoded: list[tuple[str, e.Event]] = []
-        for rec in events:
-            if rec.type not in self.types:
-                continue
-            name = parse_stream(rec.stream_id)
-            if name is None or name.kind != "table":
-                continue
-            decoded.append((name.table_id, decode_recorded(rec)))
+        decoded = [(table_id, decode_recorded(rec)) for table_id, rec in self.table_records(events)]
         if not decoded:
             return
         batch = _Batch()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import ClassVar, Final
 
 import asyncpg
@@ -24,6 +24,7 @@ import asyncpg
 from events.errors import StoreError, translate_errors
 from events.projection import Projector, SkippedEvent
 from events.store import EventStore, RecordedEvent
+from events.streams import parse_stream
 from events.subscription import LiveFeed
 
 __all__ = ["REBUILD_SUFFIX", "ReadModel", "ReadModels", "rebuild"]
@@ -59,6 +60,15 @@ class ReadModel(Projector):
     def t(self, table: str) -> str:
         """The name to write ``table`` under (a fixed identifier: never a client's)."""
         return table + self.suffix
+
+    def table_records(self, events: Sequence[RecordedEvent]) -> Iterator[tuple[str, RecordedEvent]]:
+        """The events of :attr:`types` recorded in tables' streams, with their table's id (the
+        batch reading of the lobby's and the profiles' projectors)."""
+        for rec in events:
+            if rec.type in self.types:
+                name = parse_stream(rec.stream_id)
+                if name is not None and name.kind == "table":
+                    yield name.table_id, rec
 
     async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
         types = self.types
