@@ -47,6 +47,18 @@ _json = msgspec.json.Decoder()
 _enc = msgspec.json.Encoder()
 
 
+class _Head(msgspec.Struct):
+    """What every socket reads of a message; only the table's first socket, which follows the
+    game, decodes the rest (a throw's ``m`` lists every legal play)."""
+
+    ctl: str | None = None
+    s: str | None = None
+    v: int = 0
+
+
+_head = msgspec.json.Decoder(_Head)
+
+
 @dataclass
 class TableSpec:
     """A table the clients play: its id, kind and players (account id, token), seat order."""
@@ -187,16 +199,16 @@ class _Table:
             if raw.type not in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
                 break
             at = time.perf_counter()
-            msg = _json.decode(raw.data)
-            ctl = msg.get("ctl")
+            head = _head.decode(raw.data)
+            ctl = head.ctl
             if ctl is None:
-                if msg.get("s") != "table":
+                if head.s != "table":
                     continue
-                self.arrived(i, msg["v"], at)
-                if i == 0 and msg["v"] == self.version + 1:
-                    self.follow(msg)
+                self.arrived(i, head.v, at)
+                if i == 0 and head.v == self.version + 1:
+                    self.follow(_json.decode(raw.data))
             elif ctl == "result" or ctl == "error":
-                self.answered(msg, at)
+                self.answered(_json.decode(raw.data), at)
             elif ctl == "resync":
                 self.run.errors += 1
         self.run.closed += 1

@@ -617,14 +617,18 @@ def _generate_general(
 
 
 PLAYS_CACHE = 4096
-"""How many (position, throw) entries the legal plays cache keeps by default (each about 9 KB
-and 37 objects the garbage collector tracks: the plays' moves and results)."""
+"""How many (position, throw) entries the legal plays cache keeps by default."""
+
+_Kept = tuple[tuple[tuple[Move, ...], tuple[int, ...], tuple[int, ...]], ...]
 
 
-def _generate_cached(
-    me: tuple[int, ...], opp: tuple[int, ...], hi: int, lo: int
-) -> tuple[Play, ...]:
-    return _generate(me, opp, hi, lo)
+def _generate_cached(me: tuple[int, ...], opp: tuple[int, ...], hi: int, lo: int) -> _Kept:
+    # Kept as plain tuples of the moves and the two sides: the garbage collector stops
+    # tracking a plain tuple of untracked items when a collection passes over it (the young
+    # collections that an entry lives through), but never a NamedTuple (CPython untracks exact
+    # tuples only). Kept as Plays, a full cache was some 80,000 objects that every full
+    # collection walked; :class:`LegalPlays` makes the Plays per use.
+    return tuple([(p.moves, p.result.me, p.result.opp) for p in _generate(me, opp, hi, lo)])
 
 
 _cached = lru_cache(maxsize=PLAYS_CACHE)(_generate_cached)
@@ -658,7 +662,10 @@ class LegalPlays:
         """The plays, generated on first use (cached by position and dice)."""
         if self._plays is None:
             d1, d2 = self.dice
-            self._plays = _cached(self.position.me, self.position.opp, max(d1, d2), min(d1, d2))
+            kept = _cached(self.position.me, self.position.opp, max(d1, d2), min(d1, d2))
+            self._plays = tuple(
+                [_new(Play, (mv, _new(Position, (me, opp)))) for mv, me, opp in kept]
+            )
         return self._plays
 
     def __len__(self) -> int:

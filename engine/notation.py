@@ -50,7 +50,7 @@ from engine.moves import Move, Play, apply_moves, check_dice, legal_plays
 from engine.moves import play as _checked_play
 from engine.position import BAR, OFF, Position
 
-__all__ = ["format_play", "notation", "parse_play"]
+__all__ = ["format_legal", "format_play", "notation", "parse_play"]
 
 _PASS_WORDS = frozenset(
     {"", "-", "--", "pass", "none", "no move", "no moves", "no legal move", "cannot move"}
@@ -115,52 +115,86 @@ def format_play(position: Position, moves: Play | Sequence[Move]) -> str:
     :raises InvalidPlayError: ``moves`` is not a sequence of at most four ``(from, to)`` pairs
         with ``0 <= to < from <= 25``.
     """
-    mv = sorted(_checked_moves(moves), key=lambda m: (-m[0], -m[1]))
+    return _format(position.opp, _checked_moves(moves))
+
+
+def format_legal(position: Position, play: Play) -> str:
+    """:func:`format_play` of a play the move generator made (its moves are not checked again:
+    the table view and the throw messages format every legal play of a throw)."""
+    moves = play.moves
+    n = len(moves)
+    if n > 2 or n == 0 or (n == 2 and moves[0] == moves[1]):
+        return _format(position.opp, moves)
     opp = position.opp
+    if n == 1:
+        (a, b), second = moves[0], None
+    else:
+        first, second = moves
+        a, b = first
+        # Highest source first (then highest destination), as GNU sorts.
+        if second[0] > a or (second[0] == a and second[1] > b):
+            (a, b), second = second, first
+    text = f"{_point_text(a)}/"
+    if second is not None and second[0] == b:
+        # One checker with both dice: the point between is written only if it hit there.
+        if 0 < b < BAR and opp[BAR - b] > 0:
+            text += f"{b}*/"
+        b, second = second[1], None
+    text += _point_text(b)
+    if 0 < b < BAR and opp[BAR - b] > 0:
+        text += "*"
+        hit = b
+    else:
+        hit = -1
+    if second is None:
+        return text
+    c, d = second
+    text += f" {_point_text(c)}/{_point_text(d)}"
+    if 0 < d < BAR and opp[BAR - d] > 0 and d != hit:
+        text += "*"
+    return text
 
-    def blot(q: int) -> bool:
-        # Whether the opponent had a checker on our point q before the play (GNU judges every
-        # hit mark against the position before the play).
-        return 0 < q < BAR and opp[BAR - q] > 0
 
+def _format(opp: tuple[int, ...], moves: Sequence[Move]) -> str:
+    mv = sorted(moves, reverse=True)  # highest source first, then highest destination
     # Join the moves of one checker: a move that starts where an earlier (higher) chain ends
-    # continues it. The intermediate point is kept only where it was a hit.
-    chains: list[list[int] | None] = [list(m) for m in mv]
-    for i, chain in enumerate(chains):
-        if chain is None:
+    # continues it. The intermediate point is kept only where it was a hit (GNU judges every
+    # hit mark against the position before the play).
+    chains: list[list[int]] = []
+    taken = [False] * len(mv)
+    for i, (a, b) in enumerate(mv):
+        if taken[i]:
             continue
-        for j in range(i + 1, len(chains)):
-            other = chains[j]
-            if other is not None and other[0] == chain[-1]:
-                if blot(chain[-1]):
-                    chain.append(other[-1])
+        chain = [a, b]
+        for j in range(i + 1, len(mv)):
+            if not taken[j] and mv[j][0] == b:
+                if 0 < b < BAR and opp[BAR - b] > 0:
+                    chain.append(mv[j][1])
                 else:
-                    chain[-1] = other[-1]
-                chains[j] = None
-    # Count identical chains: 8/2 8/2 is 8/2(2).
-    counted: list[tuple[list[int], int]] = []
-    for chain in chains:
-        if chain is None:
-            continue
-        for k, (seen, n) in enumerate(counted):
-            if seen == chain:
-                counted[k] = (seen, n + 1)
-                break
-        else:
-            counted.append((chain, 1))
-    marked: set[int] = set()
-    parts = []
-    for chain, n in counted:
+                    chain[-1] = mv[j][1]
+                b = mv[j][1]
+                taken[j] = True
+        chains.append(chain)
+    # Identical chains are counted (8/2 8/2 is 8/2(2)); sorted, they are neighbours.
+    marked = 0  # the points marked hit, as bits
+    parts: list[str] = []
+    k = 0
+    while k < len(chains):
+        chain = chains[k]
+        n = 1
+        while k + n < len(chains) and chains[k + n] == chain:
+            n += 1
+        k += n
         text = _point_text(chain[0])
         for q in chain[1:-1]:
-            text += f"/{_point_text(q)}*"
-            marked.add(q)
+            text += f"/{q}*"
+            marked |= 1 << q
         last = chain[-1]
         text += f"/{_point_text(last)}"
         # A hit on the final point is marked once, on the first chain that lands there.
-        if blot(last) and last not in marked:
+        if 0 < last < BAR and opp[BAR - last] > 0 and not marked >> last & 1:
             text += "*"
-            marked.add(last)
+            marked |= 1 << last
         if n > 1:
             text += f"({n})"
         parts.append(text)

@@ -31,14 +31,15 @@ Step = tuple[int, int, bool]
 
 
 def _steps(position: Position, moves: Sequence[Move]) -> tuple[Step, ...]:
-    """The moves as steps, each marked when it hits a blot (applied in order)."""
-    opp = list(position.opp)
+    """The moves as steps, each marked when it hits a blot (applied in order: a point hit once
+    is not hit again)."""
+    opp = position.opp
     out: list[Step] = []
+    hit_at = 0  # the points hit so far, as bits
     for frm, to in moves:
-        hit = 0 < to < 25 and opp[25 - to] == 1
+        hit = 0 < to < 25 and opp[25 - to] == 1 and not hit_at >> to & 1
         if hit:
-            opp[25 - to] = 0
-            opp[25] += 1
+            hit_at |= 1 << to
         out.append((frm, to, hit))
     return tuple(out)
 
@@ -71,7 +72,15 @@ def play_routes(
             used = a - b
             other = d2 if used == d1 else d1
             mid = a - other
-            if mid > 0:
+            opp = position.opp
+            if mid > 0 and end > 0:
+                # The play is legal, so its checker may leave ``a`` and land on ``end``: the
+                # other path is the same play exactly when ``mid`` is empty of the opponent's
+                # checkers (a blot there would be hit) and the played path hit nothing on ``b``.
+                if opp[25 - mid] == 0 and opp[25 - b] == 0:
+                    routes.append(_steps(position, ((a, mid), (mid, end))))
+            elif mid > 0:
+                # Bearing off: whether the other order may bear off is the bear-off rules'.
                 alt = ((a, mid), (mid, end))
                 try:
                     made = engine_play(position, (d1, d2), alt)

@@ -22,7 +22,7 @@ from engine.chouette import TARGETED_ACTIONS, Chouette, ChouetteGame, Side
 from engine.errors import EngineError, InvalidIdError
 from engine.game import Game, Phase
 from engine.moves import Play
-from engine.notation import format_play
+from engine.notation import format_legal
 from engine.position import Position
 from engine.routes import play_routes
 from events import clocks
@@ -336,7 +336,7 @@ def _legal(
         return []
     return [
         LegalPlayView(
-            notation=format_play(position, p.moves),
+            notation=format_legal(position, p),
             steps=[list(route) for route in play_routes(position, dice, p)],
         )
         for p in plays
