@@ -62,6 +62,12 @@ def play_routes(
     (((8, 5, False), (6, 5, False)),)
     """
     d1, d2 = check_dice(dice)
+    return routes_of(position, d1, d2, play)
+
+
+def routes_of(position: Position, d1: int, d2: int, play: Play) -> tuple[tuple[Step, ...], ...]:
+    """:func:`play_routes` with the dice checked already (the table view lists the routes of
+    every legal play of one throw)."""
     routes = [_steps(position, play.moves)]
     moves = play.moves
     if d1 != d2 and len(moves) == 2:
@@ -91,4 +97,4 @@ def play_routes(
     return tuple(routes)
 
 
-__all__ = ["Step", "play_routes"]
+__all__ = ["Step", "play_routes", "routes_of"]

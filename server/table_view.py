@@ -21,10 +21,10 @@ from engine.actions import Action
 from engine.chouette import TARGETED_ACTIONS, Chouette, ChouetteGame, Side
 from engine.errors import EngineError, InvalidIdError
 from engine.game import Game, Phase
-from engine.moves import Play
+from engine.moves import Play, check_dice
 from engine.notation import format_legal
 from engine.position import Position
-from engine.routes import play_routes
+from engine.routes import routes_of
 from events import clocks
 from events.chat import team_can_read
 from events.table import TableState, seed_window_ms
@@ -334,10 +334,11 @@ def _legal(
 ) -> list[LegalPlayView]:
     if dice is None:
         return []
+    d1, d2 = check_dice(dice)
     return [
         LegalPlayView(
             notation=format_legal(position, p),
-            steps=[list(route) for route in play_routes(position, dice, p)],
+            steps=[list(route) for route in routes_of(position, d1, d2, p)],
         )
         for p in plays
     ]
