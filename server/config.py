@@ -188,8 +188,10 @@ class Config:
     used dropped first (`CHOUETTE_TABLE_CACHE`)."""
     gc_freeze_every: float = 5.0
     """Seconds between freezes of what has lived that long out of the garbage collector's sight
-    in a ``serve`` process (`CHOUETTE_GC_FREEZE_EVERY`; 0: only start-up's objects), so that a
-    full collection walks only younger objects (docs/scaling.md)."""
+    in a ``serve`` process (`CHOUETTE_GC_FREEZE_EVERY`; 0: only start-up's objects, and the
+    collector's own full collections as usual). While freezing, the collector makes no full
+    collection of its own: only the young generations are collected, and what survives them is
+    frozen here (docs/scaling.md)."""
     gc_thaw_every: float = 3600.0
     """Seconds between thaws, when everything frozen is handed back to the collector, whose
     next full collection frees the cyclic garbage frozen meanwhile (`CHOUETTE_GC_THAW_EVERY`;
@@ -200,9 +202,10 @@ class Config:
     (`CHOUETTE_PROJECTION_LINGER`, 0 to 1): read models lag the log by up to this much more."""
     plays_cache: int = 4096
     """Positions and throws whose legal plays a ``serve`` process keeps computed, the least
-    recently used dropped first (`CHOUETTE_PLAYS_CACHE`): about 9 KB and 37 objects the
-    collector tracks each. A throw's plays are asked for a few times within seconds (the
-    stream's message, the play's check, a bot), so a few seconds of throws is enough."""
+    recently used dropped first (`CHOUETTE_PLAYS_CACHE`): a few KB each, kept as plain tuples
+    that the garbage collector stops tracking. A throw's plays are asked for a few times within
+    seconds (the stream's message, the play's check, a bot), so a few seconds of throws is
+    enough."""
     table_clock: ClockOptions | Literal["off"] | None = None
     """The clocks of tables created without a ``clock`` option (`CHOUETTE_TABLE_CLOCK`: ``off``,
     or ``DELAY+RESERVE[+PER_POINT]`` in seconds, e.g. ``12+120+20``). None: each kind's
