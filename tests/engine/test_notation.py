@@ -6,8 +6,9 @@ import pytest
 
 from engine.errors import IllegalPlayError, InvalidDiceError, InvalidPlayError
 from engine.moves import Play, legal_plays
-from engine.notation import format_play, notation, parse_play
+from engine.notation import format_legal, format_play, notation, parse_play
 from engine.position import BAR, Position
+from tests.engine_corpus import corpus, each_roll
 
 START = Position.start()
 # The mover with a checker on the bar and the opponent's blot on the mover's 22 point.
@@ -195,3 +196,14 @@ def test_notation_of_every_legal_play_parses_back() -> None:
         for dice in ((6, 5), (3, 1), (4, 4), (1, 1), (6, 6), (2, 1)):
             for p in legal_plays(pos, dice):
                 assert parse_play(pos, dice, notation(pos, p)).result == p.result
+
+
+def test_the_generators_plays_format_as_format_play_writes_them() -> None:
+    # format_legal skips the checks (and takes shortcuts for one and two moves) for the plays
+    # the generator made; format_play is the one checked against GNU Backgammon.
+    checked = 0
+    for pos, dice in each_roll(corpus(seed=3, count=60)):
+        for p in legal_plays(pos, dice):
+            assert format_legal(pos, p) == format_play(pos, p.moves), (pos.position_id(), dice)
+            checked += 1
+    assert checked > 10_000
