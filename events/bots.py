@@ -50,6 +50,7 @@ __all__ = [
     "decide_for",
     "gnubg_available",
     "next_command",
+    "settled_command",
     "warm",
 ]
 
@@ -113,6 +114,41 @@ class BasicBrain:
 
     def accept(self, position: Position, level: int, cube: CubeContext) -> bool:
         return basic.accepts_resignation(position, level)
+
+
+class _NeedsBrain(Exception):
+    """The decision needs the brain's judgement (see :func:`settled_command`)."""
+
+
+class _NoBrain:
+    """A brain that is never consulted: each question says the decision needs a real one."""
+
+    def play(self, position: Position, dice: tuple[int, int], plays: tuple[Play, ...]) -> Play:
+        raise _NeedsBrain
+
+    def double(self, position: Position, cube: CubeContext) -> bool:
+        raise _NeedsBrain
+
+    def take(self, position: Position, cube: CubeContext) -> bool:
+        raise _NeedsBrain
+
+    def accept(self, position: Position, level: int, cube: CubeContext) -> bool:
+        raise _NeedsBrain
+
+
+_NO_BRAIN = _NoBrain()
+
+
+def settled_command(state: TableState, bot: str) -> tuple[bool, c.Command | None]:
+    """What ``bot`` does now when no judgement is involved: ``(True, command)``, the command
+    being None when it has nothing to do (its opponent's turn, say) or a forced one (an opening
+    throw, a seed waived); ``(False, None)`` when its brain must be asked (:func:`decide_for`).
+    Rules only, so a server asks it in its own process and sends only real decisions to its
+    bot workers."""
+    try:
+        return True, next_command(state, bot, _NO_BRAIN)
+    except _NeedsBrain:
+        return False, None
 
 
 def _relative(cube: Cube, viewer: int) -> int | None:

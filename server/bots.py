@@ -45,7 +45,7 @@ import asyncpg
 from aiohttp import web
 
 from events import commands as c
-from events.bots import bot_order, decide_for, warm
+from events.bots import bot_order, decide_for, settled_command, warm
 from events.errors import StoreError, translate_errors
 from events.service import TableService
 from events.streams import table_stream
@@ -320,7 +320,15 @@ class BotRunner:
         return False
 
     async def _decision(self, state: TableState, bot: str, strength: str) -> c.Command | None:
-        """The bot's decision, computed in a worker process within the timeout."""
+        """The bot's decision: by the rules alone when no judgement is involved (nothing to do,
+        a forced command), else computed in a worker process within the timeout."""
+        if self.decide is decide_for:
+            try:
+                settled, command = settled_command(state, bot)
+            except Exception:
+                settled = False  # the worker's run raises it again, and the bot fails cleanly
+            if settled:
+                return command
         loop = asyncio.get_running_loop()
         for _attempt in range(2):
             try:

@@ -13,9 +13,11 @@ from engine.notation import format_play
 from engine.position import Position
 from events import types as e
 from events.audit import audit_records
-from events.bots import BasicBrain, Brain
+from events.bots import BasicBrain, Brain, next_command, settled_command
+from events.decider import evolve
 from events.simulate import SimulatedTable
 from events.streams import table_stream
+from events.table import TableState
 from tests.records import recorded
 
 GAMES = 400
@@ -148,3 +150,51 @@ def test_every_choice_is_one_of_the_legal_plays() -> None:
         chosen = basic.choose_play(plays)
         assert chosen in plays
         pos = Position.start() if chosen.result.me[0] == 15 else chosen.result.swap()
+
+
+class _Watched(BasicBrain):
+    """The basic brain, noting whether it was asked anything."""
+
+    asked = False
+
+    def play(self, position, dice, plays):  # type: ignore[no-untyped-def]
+        self.asked = True
+        return super().play(position, dice, plays)
+
+    def double(self, position, cube):  # type: ignore[no-untyped-def]
+        self.asked = True
+        return super().double(position, cube)
+
+    def take(self, position, cube):  # type: ignore[no-untyped-def]
+        self.asked = True
+        return super().take(position, cube)
+
+    def accept(self, position, level, cube):  # type: ignore[no-untyped-def]
+        self.asked = True
+        return super().accept(position, level, cube)
+
+
+def test_what_needs_no_judgement_is_settled_in_process_exactly_as_the_brain_would() -> None:
+    # A server asks settled_command first and sends only the rest to its bot workers: it must
+    # settle exactly the cases where the brain is not consulted, with the same command.
+    kinds: dict[str, int] = {"nothing": 0, "forced": 0, "judged": 0}
+    for kind, names, options in (
+        ("chouette", ("ann", "bob", "cat", "dan"), e.TableOptions()),
+        ("match", ("ann", "bob"), e.TableOptions(match_length=3)),
+    ):
+        table = play_table(kind, {p: BasicBrain() for p in names}, games=3, options=options)
+        state = TableState(table_id="bots")
+        for step in table.steps:
+            for event in step.events:
+                state = evolve(state, event)
+            for player in names:
+                watched = _Watched()
+                expected = next_command(state, player, watched)
+                settled, command = settled_command(state, player)
+                assert settled == (not watched.asked), (kind, state.version, player)
+                if settled:
+                    assert command == expected
+                    kinds["nothing" if command is None else "forced"] += 1
+                else:
+                    kinds["judged"] += 1
+    assert min(kinds.values()) > 50, kinds
