@@ -837,7 +837,7 @@ def build_spec() -> dict[str, Any]:
         "paths": paths
         | openapi_analysis.paths(sys.modules[__name__])
         | openapi_table_extras.paths(sys.modules[__name__])
-        | so.paths(),
+        | so.paths(sys.modules[__name__]),
         "components": {
             "schemas": _components(),
             "securitySchemes": {

@@ -11,7 +11,6 @@ from typing import Any
 import msgspec
 
 from server.privacy import RedeemRequest
-from server.schemas import COMPONENT
 
 __all__ = ["BODIES", "paths"]
 
@@ -166,102 +165,35 @@ BODIES: list[Any] = [
     MyTables,
 ]
 
-_PROBLEM_TYPE = "application/problem+json"
-_BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
-_OPTIONAL: list[dict[str, list[str]]] = [{"bearer": []}, {}]
 _NO_TABLE = (
     "No table has this id, or it is private and the caller may not see it: the same answer"
     " (`not-found`)"
 )
-_TOKEN = "No token, a malformed `Authorization` header, an unknown, expired or revoked token, or a token in the URL (`unauthorized`)"
-_BAD_TOKEN = "The `Authorization` header is not `Bearer <token>`, the token is unknown, expired or revoked, or a token was sent in the URL (`unauthorized`)"
-_TOO_MANY = "Over a rate limit or a cap (`rate-limited`): wait the `Retry-After` seconds"
 _DOWN = "The database is unavailable (`unavailable`, `store-error`); retry later"
-_BAD_BODY = "The body is not JSON, not `application/json`, or does not fit the schema (`malformed-json`, `invalid-field`, `bad-request`; `field` names the input at fault)"
-
-
-def _problem(description: str) -> dict[str, Any]:
-    return {
-        "description": description,
-        "content": {_PROBLEM_TYPE: {"schema": {"$ref": COMPONENT.format(name="Problem")}}},
-    }
-
-
-def _too_many() -> dict[str, Any]:
-    return {
-        **_problem(_TOO_MANY),
-        "headers": {
-            "Retry-After": {
-                "description": "Seconds to wait before trying again.",
-                "schema": {"type": "integer", "minimum": 1},
-            }
-        },
-    }
-
-
-def _answer(description: str, name: str | None = None) -> dict[str, Any]:
-    if name is None:
-        return {"description": description}
-    ref = {"$ref": COMPONENT.format(name=name)}
-    return {"description": description, "content": {"application/json": {"schema": ref}}}
-
-
-def _param(name: str, where: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "in": where,
-        "required": where == "path",
-        "description": description,
-        "schema": schema,
-    }
-
-
-def _op(
-    tag: str,
-    summary: str,
-    description: str,
-    responses: dict[int, dict[str, Any]],
-    *,
-    body: str | None = None,
-    parameters: list[dict[str, Any]] | None = None,
-    security: list[dict[str, list[str]]] | None = None,
-) -> dict[str, Any]:
-    op: dict[str, Any] = {"tags": [tag], "summary": summary, "description": description}
-    if parameters:
-        op["parameters"] = parameters
-    if body is not None:
-        ref = {"$ref": COMPONENT.format(name=body)}
-        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": ref}}}
-    if security is not None:
-        op["security"] = security
-    op["responses"] = {str(status): answer for status, answer in sorted(responses.items())}
-    return op
-
-
-_TABLE = _param("table_id", "path", {"type": "string", "format": "uuid"}, "The table id.")
-_PAGE = [
-    _param(
-        "limit",
-        "query",
-        {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
-        "Rows to answer.",
-    ),
-    _param(
-        "offset",
-        "query",
-        {"type": "integer", "minimum": 0, "maximum": 100000, "default": 0},
-        "Rows to pass over first.",
-    ),
-]
 _DAY = {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}
 
 
-def paths() -> dict[str, Any]:
-    """The social operations, by path."""
+def paths(o: Any) -> dict[str, Any]:
+    """The social operations, by path, built with server/openapi.py's helpers (``o``)."""
     creator = "Private tables' creator only."
+    table = o._param("table_id", "path", {"type": "string", "format": "uuid"}, "The table id.")
+    page = [
+        o._param(
+            "limit",
+            "query",
+            {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
+            "Rows to answer.",
+        ),
+        o._param(
+            "offset",
+            "query",
+            {"type": "integer", "minimum": 0, "maximum": 100000, "default": 0},
+            "Rows to pass over first.",
+        ),
+    ]
     return {
         "/players/{name}": {
-            "get": _op(
+            "get": o._op(
                 "Social",
                 "A player's profile",
                 "Display name, when they joined, statistics per table kind (games, matches"
@@ -270,198 +202,198 @@ def paths() -> dict[str, Any]:
                 " to the player only. Read models of the log: a moment behind the tables."
                 " Limited per address (`CHOUETTE_RATE_SOCIAL`).",
                 {
-                    200: _answer("The profile", "Profile"),
-                    400: _problem(
+                    200: o._answer("The profile", "Profile"),
+                    400: o._problem(
                         "The name is not a username, or `recent` out of range (`bad-request`)"
                     ),
-                    401: _problem(_BAD_TOKEN),
-                    404: _problem("No player has this username (`not-found`)"),
-                    429: _too_many(),
-                    503: _problem(_DOWN),
+                    401: o._problem(o.BAD_TOKEN),
+                    404: o._problem("No player has this username (`not-found`)"),
+                    429: o._too_many(),
+                    503: o._problem(_DOWN),
                 },
                 parameters=[
-                    _param(
+                    o._param(
                         "name",
                         "path",
                         {"type": "string", "pattern": "^[A-Za-z0-9_.-]{3,34}$"},
                         "The player's username, or account id (as the events name players).",
                     ),
-                    _param(
+                    o._param(
                         "recent",
                         "query",
                         {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
                         "How many recent tables and rated matches.",
                     ),
                 ],
-                security=_OPTIONAL,
+                security=o.OPTIONAL_BEARER,
             )
         },
         "/tables/{table_id}/ratings": {
-            "get": _op(
+            "get": o._op(
                 "Social",
                 "A match's rating change",
                 "For a rated match that is over, both players' ratings before and after it;"
                 " `changes` is empty before the end and for unrated tables.",
                 {
-                    200: _answer("The changes", "TableRatings"),
-                    401: _problem(_BAD_TOKEN),
-                    404: _problem(_NO_TABLE),
-                    429: _too_many(),
-                    503: _problem(_DOWN),
+                    200: o._answer("The changes", "TableRatings"),
+                    401: o._problem(o.BAD_TOKEN),
+                    404: o._problem(_NO_TABLE),
+                    429: o._too_many(),
+                    503: o._problem(_DOWN),
                 },
-                parameters=[_TABLE],
-                security=_OPTIONAL,
+                parameters=[table],
+                security=o.OPTIONAL_BEARER,
             )
         },
         "/leaderboards/rating": {
-            "get": _op(
+            "get": o._op(
                 "Social",
                 "The rating leaderboard",
                 "Registered players by rating, best first, with at least the server's minimum"
                 " experience (`CHOUETTE_LEADERBOARD_MIN_EXPERIENCE`); `min_experience` may ask"
                 " for more, never less.",
                 {
-                    200: _answer("The leaderboard", "RatingLeaderboard"),
-                    400: _problem("A parameter out of range (`bad-request`)"),
-                    429: _too_many(),
-                    503: _problem(_DOWN),
+                    200: o._answer("The leaderboard", "RatingLeaderboard"),
+                    400: o._problem("A parameter out of range (`bad-request`)"),
+                    429: o._too_many(),
+                    503: o._problem(_DOWN),
                 },
                 parameters=[
-                    _param(
+                    o._param(
                         "min_experience",
                         "query",
                         {"type": "integer", "minimum": 0, "maximum": 1000000},
                         "Points of rated matches a player needs.",
                     ),
-                    *_PAGE,
+                    *page,
                 ],
             )
         },
         "/leaderboards/chouette": {
-            "get": _op(
+            "get": o._op(
                 "Social",
                 "The chouette leaderboard",
                 "Chouette winnings (points) over a period of UTC days, inclusive, best first;"
                 " by default the last 30 days. A period is at most 3660 days.",
                 {
-                    200: _answer("The leaderboard", "ChouetteLeaderboard"),
-                    400: _problem(
+                    200: o._answer("The leaderboard", "ChouetteLeaderboard"),
+                    400: o._problem(
                         "A date that is not YYYY-MM-DD, `since` after `until`, a period too long, or a parameter out of range (`bad-request`)"
                     ),
-                    429: _too_many(),
-                    503: _problem(_DOWN),
+                    429: o._too_many(),
+                    503: o._problem(_DOWN),
                 },
                 parameters=[
-                    _param(
+                    o._param(
                         "since", "query", _DAY, "The first day (default: 29 days before `until`)."
                     ),
-                    _param("until", "query", _DAY, "The last day (default: today)."),
-                    *_PAGE,
+                    o._param("until", "query", _DAY, "The last day (default: today)."),
+                    *page,
                 ],
             )
         },
         "/tables/{table_id}/invitations": {
-            "post": _op(
+            "post": o._op(
                 "Social",
                 "Invite to a private table",
                 f"A new invitation code, shown this once (the server keeps its hash). {creator}"
                 " Limited per address (`CHOUETTE_RATE_INVITATIONS`).",
                 {
-                    201: _answer("The invitation", "Invitation"),
-                    401: _problem(_TOKEN),
-                    403: _problem("The caller did not create the table (`forbidden`)"),
-                    404: _problem(_NO_TABLE),
-                    409: _problem("The table is not private (`not-private`)"),
-                    429: _too_many(),
-                    503: _problem(_DOWN),
+                    201: o._answer("The invitation", "Invitation"),
+                    401: o._problem(o.NO_TOKEN),
+                    403: o._problem("The caller did not create the table (`forbidden`)"),
+                    404: o._problem(_NO_TABLE),
+                    409: o._problem("The table is not private (`not-private`)"),
+                    429: o._too_many(),
+                    503: o._problem(_DOWN),
                 },
-                parameters=[_TABLE],
-                security=_BEARER,
+                parameters=[table],
+                security=o.BEARER,
             ),
-            "get": _op(
+            "get": o._op(
                 "Social",
                 "A private table's invitations",
                 f"Each invitation (never its code), revoked or not, and how many redeemed it. {creator}",
                 {
-                    200: _answer("The invitations", "Invitations"),
-                    401: _problem(_TOKEN),
-                    403: _problem("The caller did not create the table (`forbidden`)"),
-                    404: _problem(_NO_TABLE),
-                    409: _problem("The table is not private (`not-private`)"),
-                    503: _problem(_DOWN),
+                    200: o._answer("The invitations", "Invitations"),
+                    401: o._problem(o.NO_TOKEN),
+                    403: o._problem("The caller did not create the table (`forbidden`)"),
+                    404: o._problem(_NO_TABLE),
+                    409: o._problem("The table is not private (`not-private`)"),
+                    503: o._problem(_DOWN),
                 },
-                parameters=[_TABLE],
-                security=_BEARER,
+                parameters=[table],
+                security=o.BEARER,
             ),
         },
         "/tables/{table_id}/invitations/{invitation_id}": {
-            "delete": _op(
+            "delete": o._op(
                 "Social",
                 "Revoke an invitation",
                 "The code stops working at once, and so does the access it gave to those who"
                 f" have not joined the table. {creator}",
                 {
-                    204: _answer("Revoked"),
-                    401: _problem(_TOKEN),
-                    403: _problem("The caller did not create the table (`forbidden`)"),
-                    404: _problem(f"{_NO_TABLE}, or no such invitation"),
-                    409: _problem("The table is not private (`not-private`)"),
-                    429: _too_many(),
-                    503: _problem(_DOWN),
+                    204: o._answer("Revoked"),
+                    401: o._problem(o.NO_TOKEN),
+                    403: o._problem("The caller did not create the table (`forbidden`)"),
+                    404: o._problem(f"{_NO_TABLE}, or no such invitation"),
+                    409: o._problem("The table is not private (`not-private`)"),
+                    429: o._too_many(),
+                    503: o._problem(_DOWN),
                 },
                 parameters=[
-                    _TABLE,
-                    _param(
+                    table,
+                    o._param(
                         "invitation_id",
                         "path",
                         {"type": "string", "pattern": "^[0-9a-f]{32}$"},
                         "The invitation's id (from its creation or the list).",
                     ),
                 ],
-                security=_BEARER,
+                security=o.BEARER,
             )
         },
         "/invitations": {
-            "post": _op(
+            "post": o._op(
                 "Social",
                 "Redeem an invitation",
                 "The caller's account may then see, watch and join the private table, while"
                 " the invitation is not revoked. Limited per address.",
                 {
-                    200: _answer("The table", "Redeemed"),
-                    400: _problem(_BAD_BODY),
-                    401: _problem(_TOKEN),
-                    404: _problem("The code is unknown or revoked (`not-found`)"),
-                    413: _problem("The body is larger than the server's limit (`too-large`)"),
-                    429: _too_many(),
-                    503: _problem(_DOWN),
+                    200: o._answer("The table", "Redeemed"),
+                    400: o._problem(o.BAD_BODY),
+                    401: o._problem(o.NO_TOKEN),
+                    404: o._problem("The code is unknown or revoked (`not-found`)"),
+                    413: o._problem("The body is larger than the server's limit (`too-large`)"),
+                    429: o._too_many(),
+                    503: o._problem(_DOWN),
                 },
-                body="RedeemRequest",
-                security=_BEARER,
+                body=o._json_body("RedeemRequest"),
+                security=o.BEARER,
             )
         },
         "/me/tables": {
-            "get": _op(
+            "get": o._op(
                 "Social",
                 "My private tables",
                 "The private tables the caller created, was invited to or played at, newest"
                 " first; `name` keeps those whose name contains it (case aside): how a club"
                 " finds its standing chouette.",
                 {
-                    200: _answer("The tables", "MyTables"),
-                    400: _problem("`name` too long or with control characters (`bad-request`)"),
-                    401: _problem(_TOKEN),
-                    503: _problem(_DOWN),
+                    200: o._answer("The tables", "MyTables"),
+                    400: o._problem("`name` too long or with control characters (`bad-request`)"),
+                    401: o._problem(o.NO_TOKEN),
+                    503: o._problem(_DOWN),
                 },
                 parameters=[
-                    _param(
+                    o._param(
                         "name",
                         "query",
                         {"type": "string", "maxLength": 100},
                         "Part of the table's name.",
                     ),
                 ],
-                security=_BEARER,
+                security=o.BEARER,
             )
         },
     }
