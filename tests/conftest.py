@@ -214,6 +214,17 @@ async def store(pool: asyncpg.Pool, db_url: str) -> AsyncIterator[EventStore]:
 
 
 @pytest.fixture
+async def owner_store(owner_url: str) -> AsyncIterator[EventStore]:
+    """A store on the test's database as its owner: what ``rebuild`` (``chouette project
+    rebuild``) runs as, since it creates and swaps the read models' tables."""
+    store = await EventStore.connect(owner_url, min_size=1, max_size=4)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@pytest.fixture
 async def admin(owner_url: str) -> AsyncIterator[asyncpg.Connection]:
     """A superuser connection to the test's database."""
     conn = await asyncpg.connect(owner_url)

@@ -9,7 +9,6 @@ import datetime as dt
 import random
 import uuid
 from collections import defaultdict
-from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
@@ -29,15 +28,6 @@ from server.readmodels import rebuild
 from server.social_handlers import READ_MODELS
 
 DAY = 86_400_000
-
-
-@pytest.fixture
-async def owner_store(owner_url: str) -> AsyncIterator[EventStore]:
-    store = await EventStore.connect(owner_url, min_size=1, max_size=4)
-    try:
-        yield store
-    finally:
-        await store.close()
 
 
 def _tables(players: list[str], rng: random.Random) -> list[tuple[str, list[e.Event]]]:

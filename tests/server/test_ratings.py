@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
@@ -92,15 +91,6 @@ def test_k_and_p_upset() -> None:
 
 
 # -- the projector ----------------------------------------------------------------------------
-
-
-@pytest.fixture
-async def owner_store(owner_url: str) -> AsyncIterator[EventStore]:
-    store = await EventStore.connect(owner_url, min_size=1, max_size=4)
-    try:
-        yield store
-    finally:
-        await store.close()
 
 
 def reference(specs: list[MatchSpec]) -> dict[str, tuple[float, int]]:
