@@ -27,8 +27,10 @@ Throughput is decisions per second: the decisions the analysis rates (unforced c
 close or actual cube decisions, the same count for all three) over the wall time.
 
 **Server load** (``server_load``, bench/bot_load.py; skipped with ``--no-load``): one ``serve``
-process's command latency for 200 human-pace tables alone, then beside 50 tables of two
-``basic`` bots each, in one run on the same sockets; the target is a p99 within 10 %.
+process's command latency for 200 human-pace tables alone and beside 50 tables of two ``basic``
+bots each, in alternating phases of one run on the same sockets (A B A, or A B A B A without
+``--quick``; each phase with bots on tables of its own); the target is the pooled p99 with bots
+within 10 % of the pooled p99 without.
 """
 
 from __future__ import annotations
