@@ -30,9 +30,14 @@ export function clockWords(clock, elapsed) {
   return delay > 0 ? `${minutes(delay)} + ${minutes(reserve)}` : minutes(reserve);
 }
 
-/** A clock as shown beside a name: a stopwatch, then its time. */
-function clockText(clock, elapsed) {
-  return `\u23F1 ${clockWords(clock, elapsed)}`;
+/** A clock as shown beside a name: a stopwatch, then its time in a span the ticker refreshes
+ * (`data-clock-time`). The stopwatch is drawn by the style sheet, not a font's glyph: U+23F1 is
+ * an empty box where no installed font has it (many Linux desktops). */
+function clockBody(clock, elapsed) {
+  return [
+    h("span", { class: "clock-icon", "aria-hidden": "true" }),
+    h("span", { "data-clock-time": "" }, clockWords(clock, elapsed)),
+  ];
 }
 
 /** The clock of `player` in `view` as a span the ticker refreshes (null when there is none). */
@@ -48,7 +53,7 @@ export function clockSpan(view, player, elapsed) {
       "data-running": String(clock.running),
       title: clock.running ? "Time left: the delay of this decision, then the reserve" : "Reserve left",
     },
-    clockText(clock, elapsed),
+    ...clockBody(clock, elapsed),
   );
 }
 
@@ -58,7 +63,8 @@ export function refreshClocks(root, view, elapsed) {
   const byPlayer = new Map((view.clocks || []).map((c) => [c.player, c]));
   for (const el of root.querySelectorAll("[data-clock]")) {
     const clock = byPlayer.get(el.dataset.clock);
-    if (clock) el.textContent = clockText(clock, elapsed);
+    const time = el.querySelector("[data-clock-time]");
+    if (clock && time) time.textContent = clockWords(clock, elapsed);
   }
 }
 
@@ -70,7 +76,7 @@ export function tableClockLine(view, elapsed) {
     "p",
     { class: "muted table-clock", "data-testid": "clock-table" },
     "The dice are thrown for you in ",
-    h("span", { "data-clock": "" }, clockText(clock, elapsed)),
+    h("span", { class: "clock", "data-clock": "" }, ...clockBody(clock, elapsed)),
     " if nobody throws.",
   );
 }
