@@ -476,7 +476,10 @@ async def _websocket(
     account = session.account if session else None
     viewer = account.account_id if account else None
     after, chat_after = _int_param(request, "after"), _int_param(request, "chat_after")
-    ws = web.WebSocketResponse(heartbeat=20, max_msg_size=request.app[CONFIG].max_body)
+    config = request.app[CONFIG]
+    ws = web.WebSocketResponse(
+        heartbeat=20, max_msg_size=config.max_body, compress=config.ws_compress
+    )
     try:
         state = await _positions(request, table_id, after, chat_after, session)
     except Resync as r:

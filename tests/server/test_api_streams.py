@@ -287,3 +287,34 @@ async def test_shutdown_closes_sockets_with_going_away(
     await ws.close()
     await closing
     assert ws.close_code == WSCloseCode.GOING_AWAY
+
+
+async def _compressed_socket(api: Api, user: User, table: str) -> aiohttp.ClientWebSocketResponse:
+    """A socket on ``table`` from a client that asks for permessage-deflate, as browsers do."""
+    pass_ = await ticket(api.client, user)
+    return await api.client.ws_connect(ws_path(table, pass_), compress=15)
+
+
+async def test_websocket_compression_is_off_unless_configured(
+    api: Api, make_api: Callable[..., Awaitable[Api]]
+) -> None:
+    # Off by default: a browser asking for it is answered without the extension (its zlib
+    # streams would cost each socket some 100 KiB more), and the socket works uncompressed.
+    table, a, _ = await api.seat_two("money")
+    ws = await _compressed_socket(api, a, table)
+    try:
+        assert ws.compress == 0
+        reply = msgspec.json.decode(await ws.receive_bytes(timeout=10))
+        assert reply["v"] == 1 and reply["s"] == "table"
+    finally:
+        await ws.close()
+    # CHOUETTE_WS_COMPRESS=1: negotiated, and the messages arrive whole through it.
+    other = await make_api(ws_compress=True)
+    table, a, _ = await other.seat_two("money")
+    ws = await _compressed_socket(other, a, table)
+    try:
+        assert ws.compress == 15
+        first = msgspec.json.decode(await ws.receive_bytes(timeout=10))
+        assert first["v"] == 1 and first["s"] == "table"
+    finally:
+        await ws.close()
