@@ -289,10 +289,15 @@ async def test_shutdown_closes_sockets_with_going_away(
     assert ws.close_code == WSCloseCode.GOING_AWAY
 
 
-async def _compressed_socket(api: Api, user: User, table: str) -> aiohttp.ClientWebSocketResponse:
-    """A socket on ``table`` from a client that asks for permessage-deflate, as browsers do."""
-    pass_ = await ticket(api.client, user)
-    return await api.client.ws_connect(ws_path(table, pass_), compress=15)
+async def _negotiated(api: Api) -> tuple[int, dict[str, Any]]:
+    """On a new table, a socket from a client that asks for permessage-deflate (as browsers
+    do): the compression agreed (0: none) and the first message it receives."""
+    table, a, _ = await api.seat_two("money")
+    ws = await api.client.ws_connect(ws_path(table, await ticket(api.client, a)), compress=15)
+    try:
+        return ws.compress, msgspec.json.decode(await ws.receive_bytes(timeout=10))
+    finally:
+        await ws.close()
 
 
 async def test_websocket_compression_is_off_unless_configured(
@@ -300,21 +305,10 @@ async def test_websocket_compression_is_off_unless_configured(
 ) -> None:
     # Off by default: a browser asking for it is answered without the extension (its zlib
     # streams would cost each socket some 100 KiB more), and the socket works uncompressed.
-    table, a, _ = await api.seat_two("money")
-    ws = await _compressed_socket(api, a, table)
-    try:
-        assert ws.compress == 0
-        reply = msgspec.json.decode(await ws.receive_bytes(timeout=10))
-        assert reply["v"] == 1 and reply["s"] == "table"
-    finally:
-        await ws.close()
+    compress, first = await _negotiated(api)
+    assert compress == 0
+    assert (first["s"], first["v"], first["t"]) == ("table", 1, "table_created")
     # CHOUETTE_WS_COMPRESS=1: negotiated, and the messages arrive whole through it.
-    other = await make_api(ws_compress=True)
-    table, a, _ = await other.seat_two("money")
-    ws = await _compressed_socket(other, a, table)
-    try:
-        assert ws.compress == 15
-        first = msgspec.json.decode(await ws.receive_bytes(timeout=10))
-        assert first["v"] == 1 and first["s"] == "table"
-    finally:
-        await ws.close()
+    compress, first = await _negotiated(await make_api(ws_compress=True))
+    assert compress == 15
+    assert (first["s"], first["v"], first["t"]) == ("table", 1, "table_created")
