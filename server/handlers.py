@@ -21,6 +21,7 @@ from events.store import RecordedEvent
 from events.streams import parse_stream, table_stream
 from events.types import END_OF_STRING, Name, TableKind, TableOptions
 from server import auth, ratelimit
+from server.bots import BOTS
 from server.config import default_clock
 from server.keys import (
     ACCOUNTS_POOL,
@@ -416,7 +417,9 @@ async def run_command(
             raise forbidden("this table is for registered accounts")
         if not command.display_name:
             command = c.Join(seat=command.seat, display_name=account.display_name)
-    outcome = await tables.execute(table_id, account.account_id, command, body.command_id)
+    bots = app.get(BOTS)
+    with bots.people.person() if bots is not None else contextlib.nullcontext():
+        outcome = await tables.execute(table_id, account.account_id, command, body.command_id)
     name = parse_stream(outcome.stream)
     assert name is not None, outcome.stream  # the service appends to a table's streams only
     stream = name.kind

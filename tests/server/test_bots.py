@@ -14,6 +14,8 @@ import pytest
 from bot_faults import hanging, raising
 from conftest import Api, User, notations
 
+from server.keys import TABLES
+
 FAIR = {"dice_factory": None, "seed_key": bytes(range(1, 33))}
 """The provably fair dice (as served), so that every game audits with its seed revealed."""
 
@@ -265,3 +267,38 @@ def test_a_bots_pace_is_bounded() -> None:
         Config(database_url="postgresql://x/y", bot_pace=31)
     with pytest.raises(ValueError, match="pace"):
         Config(database_url="postgresql://x/y", bot_pace=-1)
+
+
+async def test_a_bots_command_waits_for_the_peoples_commands_in_flight(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """People first: a bot's command does not start while a person's command runs in this
+    process (at most ``PEOPLE_FIRST_WAIT``, made long here), and goes once none does."""
+    import server.bots as bots_module
+    from server.bots import BOTS
+
+    runner = api.app[BOTS]
+    tables = api.app[TABLES]
+    seen: list[tuple[str, int]] = []
+    execute = tables.execute
+
+    async def spy(table_id: str, actor: str, *args: Any, **kwargs: Any) -> Any:
+        seen.append((actor, runner.people.busy))
+        return await execute(table_id, actor, *args, **kwargs)
+
+    monkeypatch.setattr(tables, "execute", spy)
+    monkeypatch.setattr(bots_module, "PEOPLE_FIRST_WAIT", 60.0)
+    ann = await api.register()
+    table = await api.create_table(ann, "money")
+    await api.ok(ann, table, "join")
+    # A person's command marks itself in flight for as long as it runs.
+    assert (ann.account_id, 1) in seen and runner.people.busy == 0
+    with runner.people.person():  # a person's command that takes its time
+        bot = (await seat(api, ann, table, strength="basic"))["bot_id"]
+        await asyncio.sleep(0.5)
+        s = await api.state(table)
+        assert not (s.get("game") or {}).get("dice"), "the bot threw while a person's ran"
+        assert runner.people.waits >= 1
+    thrown = await wait_until(api, table, lambda s: bool(s.get("game")) and s["game"]["dice"])
+    assert thrown["game"]["dice"]
+    assert any(actor == bot for actor, _ in seen)
