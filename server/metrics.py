@@ -7,6 +7,7 @@ metrics and the exposition format is a page of code; no global registry, one per
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import defaultdict
 
 from events.projection import SkippedEvent
@@ -70,20 +71,26 @@ class Histogram(Metric):
         super().__init__(name, help_, "histogram")
         self.buckets = buckets
         self.counts: dict[Labels, list[int]] = {}
+        """Per labels, the observations in each bucket alone (the last: above every bound);
+        made cumulative as they are rendered. An observation is one ``bisect``, not a pass
+        over every bound: several are made per command."""
         self.sums: dict[Labels, float] = defaultdict(float)
 
     def observe(self, value: float, **labels: str) -> None:
-        key = tuple(sorted(labels.items()))
-        counts = self.counts.setdefault(key, [0] * (len(self.buckets) + 1))
-        for i, bound in enumerate(self.buckets):
-            if value <= bound:
-                counts[i] += 1
-        counts[-1] += 1
+        key = tuple(sorted(labels.items())) if labels else ()
+        counts = self.counts.get(key)
+        if counts is None:
+            counts = self.counts[key] = [0] * (len(self.buckets) + 1)
+        counts[bisect_left(self.buckets, value)] += 1
         self.sums[key] += value
 
     def render(self) -> list[str]:
         lines = super().render()
-        for key, counts in sorted(self.counts.items()):
+        for key, alone in sorted(self.counts.items()):
+            counts, total = [], 0
+            for n in alone:
+                total += n
+                counts.append(total)
             for bound, n in zip((*self.buckets, math.inf), counts, strict=True):
                 le = "+Inf" if bound == math.inf else repr(bound)
                 lines.append(f"{self.name}_bucket{_fmt_labels(key, (('le', le),))} {n}")
