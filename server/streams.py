@@ -77,15 +77,35 @@ THROWS = frozenset({"opening_throw", "dice_rolled"})
 
 
 class ThrowMessages:
-    """The ``m`` of the latest throws (:func:`server.table_view.throw_view`), encoded once for
-    every stream of the table: the legal plays of the player to move, or that they cannot move.
-    Bounded: the ``size`` throws seen last."""
+    """The table streams' latest messages, each encoded once for every socket of the table,
+    and the ``m`` of the latest throws (:func:`server.table_view.throw_view`): the legal plays
+    of the player to move, or that they cannot move. Bounded: the ``size`` messages and the
+    ``size`` throws seen last."""
 
     def __init__(self, size: int = 1024) -> None:
         self.size = size
         self._items: collections.OrderedDict[
             tuple[str, int], asyncio.Future[msgspec.Raw | None]
         ] = collections.OrderedDict()
+        self._encoded: collections.OrderedDict[tuple[str, int], bytes] = (
+            collections.OrderedDict()
+        )
+
+    async def message(self, app: web.Application, table_id: str, rec: RecordedEvent) -> bytes:
+        """A table stream's event as every socket gets it (the same for every viewer: nothing
+        on the table stream is hidden), with ``m`` after a throw; encoded once."""
+        key = (rec.stream_id, rec.version)
+        out = self._encoded.get(key)
+        if out is not None:
+            return out
+        msg = h.message(rec, "table", True, chain=True)
+        if rec.type in THROWS:
+            msg.m = await self.get(app, table_id, rec)
+        out = _encoder.encode(msg)
+        self._encoded[key] = out
+        while len(self._encoded) > self.size:
+            self._encoded.popitem(last=False)
+        return out
 
     async def get(self, app: web.Application, table_id: str, rec: RecordedEvent) -> object:
         """The throw's ``m``, or None when the table has moved on since (or it is no throw).
@@ -135,13 +155,12 @@ async def _stream_message(
     app: web.Application, table_id: str, name: str, rec: RecordedEvent, viewer: str | None
 ) -> bytes:
     """One event as a stream sends it (with ``m`` after a throw)."""
-    visible = name != "chat" or _readable(rec, viewer)
-    msg = h.message(rec, name, visible, chain=True)
-    if name == "table" and rec.type in THROWS:
+    if name == "table":
         throws = app.get(THROW_MESSAGES)
         if throws is not None:
-            msg.m = await throws.get(app, table_id, rec)
-    return _encoder.encode(msg)
+            return await throws.message(app, table_id, rec)
+    visible = name != "chat" or _readable(rec, viewer)
+    return _encoder.encode(h.message(rec, name, visible, chain=True))
 
 
 def _readable(rec: RecordedEvent, viewer: str | None) -> bool:
