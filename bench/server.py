@@ -17,6 +17,11 @@
 4. **Two processes** (``two_processes``): the largest human-pace run again with its tables split
    over two ``serve`` processes on the one database.
 5. The raw single-row commit ceiling of PostgreSQL (``raw_commits_per_s``), for information.
+6. **The stack's floor** (``floor``, :mod:`bench.floor`): a server that knows no rules and only
+   does a command's I/O (a frame in, an append and its notification, a read, four frames out)
+   on the same aiohttp, asyncpg and PostgreSQL, at 2,000 human-pace tables and at the fastest
+   pace whose fan-out keeps up (1 s think time: 2,000 commands a second offered): its server
+   CPU per command, the reference the server's is compared with (``cpu_over_floor``).
 
 ``--quick`` runs 2,000 tables at human pace (``quick_tables``) and the rest shortened: under
 two minutes. The servers run as subprocesses (``python -m server serve``) against a fresh
@@ -45,6 +50,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.floor import run_floor  # noqa: E402
 from bench.human_pace import Clients, Phase, TableSpec, summary  # noqa: E402
 from bench.scratch import scratch_database  # noqa: E402
 
@@ -425,6 +431,17 @@ async def main() -> None:
         finally:
             for s in servers:
                 s.stop()
+        # The reference, alone on the machine: the stack's own cost of a command's I/O, at
+        # human pace and well past what it serves (its saturation).
+        log("the stack's floor")
+        floor_seconds, settle = (6.0, 3.0) if args.quick else (15.0, 4.0)
+        floor_human = await run_floor(dsn, QUICK_TABLES, floor_seconds, settle=settle)
+        # Its fastest pace whose fan-out keeps up here (at 0.5 s its one feed falls behind:
+        # fewer events sent than commands served times three, a cost it then does not pay).
+        floor_saturated = await run_floor(
+            dsn, QUICK_TABLES, floor_seconds, think_mean=1.0, settle=settle
+        )
+    ours = next((h for h in human if h["tables"] == QUICK_TABLES), None)
     result = {
         "quick_tables": QUICK_TABLES,
         "human_pace": human,
@@ -433,6 +450,22 @@ async def main() -> None:
         "two_processes": out["two_processes"],
         "raw_commits_per_s": round(raw, 1),
         "raw_commits_note": "PostgreSQL's one-row INSERT+COMMIT, 32 connections: information",
+        "floor": {
+            "human_pace": floor_human,
+            "saturation": floor_saturated
+            | {
+                "commands_per_server_cpu_s": round(
+                    1e6 / max(floor_saturated["server_cpu_per_command_us"], 1e-9), 1
+                )
+            },
+            "note": "bench/floor.py: the same I/O per command on aiohttp, asyncpg and"
+            " PostgreSQL, no rules and no state: what the stack costs here",
+        },
+        "cpu_over_floor": (
+            round(ours["server_cpu_per_command_us"] / floor_human["server_cpu_per_command_us"], 2)
+            if ours
+            else None
+        ),
         "seconds": round(time.perf_counter() - began, 1),
         "note": "2 cores shared by the server(s), the client processes and PostgreSQL",
     }

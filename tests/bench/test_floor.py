@@ -1,0 +1,18 @@
+"""The stack's floor (bench/floor.py), the reference of bench/server.py's CPU per command: its
+server and clients do what they claim, at a few tables."""
+
+from __future__ import annotations
+
+from bench.floor import SOCKETS_PER_TABLE, run_floor
+
+
+async def test_the_floor_serves_commands_and_fans_each_out_to_its_tables_sockets(
+    owner_url: str,
+) -> None:
+    out = await run_floor(owner_url, 6, 2.0, think_mean=0.2, processes=1, settle=0.5)
+    assert out["sockets"] == 6 * SOCKETS_PER_TABLE
+    # Six tables at a 0.2 s think time offer about 30 commands a second.
+    assert out["served_per_s"] > 5
+    assert out["server_cpu_per_command_us"] > 0
+    # Each command's event reached every socket of its table (a few in flight at the end).
+    assert out["events_per_command"] >= SOCKETS_PER_TABLE - 0.5
