@@ -85,8 +85,12 @@ def _app(dsn: str) -> web.Application:
                     with contextlib.suppress(ConnectionError):
                         await ws.send_bytes(message)
 
+    async def keep_session(connection: object) -> None:
+        """As ``chouette serve``'s pool: a released connection is not reset (asyncpg's default
+        reset is a round trip per release)."""
+
     async def database(app: web.Application) -> Any:
-        pool = await asyncpg.create_pool(dsn, min_size=4, max_size=20)
+        pool = await asyncpg.create_pool(dsn, min_size=4, max_size=20, reset=keep_session)
         await pool.execute(_DDL)
         listener = await asyncpg.connect(dsn)
         wake = asyncio.Event()
