@@ -301,7 +301,8 @@ class _Run:
     def __init__(self) -> None:
         self.phase = -1
         """The phase commands are sent in now; -1 outside the measured phases (warming up,
-        draining: the tables play on at 3 s, their figures are not kept)."""
+        draining: the tables play on at 3 s, or the pace the last phase said, their figures
+        are not kept)."""
         self.think_mean = 3.0
         self.stats: dict[int, dict[str, Any]] = {}
         self.errors = 0
@@ -444,14 +445,14 @@ async def _worker_main(conn: Connection, urls: list[str], job: dict[str, Any]) -
             if order[0] == "stop":
                 break
             if order[0] == "phase":
-                _, k, think_mean, start_at = order
+                _, k, think_mean, start_at, after_mean = order
                 await asyncio.sleep(max(0.0, start_at - time.time()))
                 cpu = time.process_time()
                 before = run.stats[-1]["why"]
                 run.new_phase(k, think_mean)
                 run.stats[k]["why"] += [f"before: {w}" for w in before]
                 order = await orders.get()  # ("end", k)
-                run.new_phase(-1, 3.0)
+                run.new_phase(-1, after_mean)
                 used = time.process_time() - cpu
                 await asyncio.sleep(0.5)  # answers to the phase's last commands
                 stats = run.stats[k]
@@ -565,11 +566,13 @@ class Clients:
         phase: Phase,
         on_start: Callable[[], Awaitable[Any]] | None = None,
         on_end: Callable[[], Awaitable[Any]] | None = None,
+        after: float = 3.0,
     ) -> dict[str, Any]:
-        """Run one measured phase; the clients' merged figures."""
+        """Run one measured phase; the clients' merged figures. Outside the phases the
+        tables play on at ``after`` seconds of mean think time."""
         start_at = time.time() + 0.5
         for conn in self.conns:
-            conn.send(("phase", k, phase.think_mean, start_at))
+            conn.send(("phase", k, phase.think_mean, start_at, after))
         await asyncio.sleep(max(0.0, start_at - time.time()))
         if on_start is not None:
             await on_start()

@@ -198,8 +198,11 @@ class Window:
         }
 
 
-async def measured(clients: Clients, servers: list[Server], k: int, phase: Phase) -> dict[str, Any]:
-    """One phase of the clients, with each server's window around it."""
+async def measured(
+    clients: Clients, servers: list[Server], k: int, phase: Phase, after: float = 3.0
+) -> dict[str, Any]:
+    """One phase of the clients, with each server's window around it (``after``: the pace
+    the tables keep once it ends)."""
     windows = [Window(s) for s in servers]
 
     async def start() -> None:
@@ -210,7 +213,7 @@ async def measured(clients: Clients, servers: list[Server], k: int, phase: Phase
         for w in windows:
             await w.end()
 
-    stats = await clients.phase(k, phase, start, end)
+    stats = await clients.phase(k, phase, start, end, after)
     out = summary(stats, clients.count, phase.think_mean)
     figs = [w.figures() for w in windows]
     if len(figs) == 1:
@@ -281,15 +284,24 @@ async def saturation(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """From the human-pace run ``base``: shorter think times while p99 stays within the limit
     and the served rate grows (or, when ``base`` is past the limit already, longer ones, fewer
-    commands a table). The highest served rate within the limit, and every step."""
+    commands a table). The highest served rate within the limit, and every step.
+
+    Going down, each step first plays ``seconds`` unmeasured at its own pace, and the tables
+    stay at it between phases: an overloaded server's queue and the clocks that ran out in it
+    drain before the step is measured (back at 3 s between steps, they would not)."""
     steps: list[dict[str, Any]] = []
     k = first
     up = base["p99_ms"] <= P99_LIMIT_MS
     means = (1.5, 0.75, 0.5, 0.35, 0.25, 0.18, 0.12) if up else (6.0, 12.0, 24.0)
     previous = base
     for mean in means[:most]:
-        await asyncio.sleep(2.0)  # back at 3 s a command: drain
-        step = await measured(clients, servers, k, Phase(mean, seconds))
+        if up:
+            await asyncio.sleep(2.0)  # back at 3 s a command: drain
+            step = await measured(clients, servers, k, Phase(mean, seconds))
+        else:
+            await clients.phase(k, Phase(mean, seconds), after=mean)  # settling, not kept
+            k += 1
+            step = await measured(clients, servers, k, Phase(mean, seconds), after=mean)
         k += 1
         steps.append(step)
         within = step["p99_ms"] <= P99_LIMIT_MS
