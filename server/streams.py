@@ -87,9 +87,7 @@ class ThrowMessages:
         self._items: collections.OrderedDict[
             tuple[str, int], asyncio.Future[msgspec.Raw | None]
         ] = collections.OrderedDict()
-        self._encoded: collections.OrderedDict[tuple[str, int], bytes] = (
-            collections.OrderedDict()
-        )
+        self._encoded: collections.OrderedDict[tuple[str, int], bytes] = collections.OrderedDict()
 
     async def message(self, app: web.Application, table_id: str, rec: RecordedEvent) -> bytes:
         """A table stream's event as every socket gets it (the same for every viewer: nothing
