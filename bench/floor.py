@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.scratch import scratch_database  # noqa: E402
+from bench.serving import free_port, wait_ready  # noqa: E402
 
 THINK_CAP = 10.0
 SOCKETS_PER_TABLE = 3
@@ -215,14 +216,6 @@ def _client(conn: Connection, url: str, tables: list[int], seed: int, think_mean
 # -- the run ---------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def run_floor(
     dsn: str,
     tables: int,
@@ -235,7 +228,7 @@ async def run_floor(
     on average: its CPU per command."""
     import subprocess
 
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen(
         [sys.executable, str(Path(__file__).resolve()), "serve", "--dsn", dsn, "--port", str(port)],
@@ -246,17 +239,7 @@ async def run_floor(
     procs: list[Any] = []
     conns: list[Connection] = []
     try:
-        async with aiohttp.ClientSession() as s:
-            for _ in range(300):
-                try:
-                    async with s.get(f"{url}/readyz") as r:
-                        if r.status == 200:
-                            break
-                except aiohttp.ClientError:
-                    pass
-                await asyncio.sleep(0.1)
-            else:
-                raise RuntimeError("the floor server did not start")
+        await wait_ready(url, "the floor server")
         for i in range(processes):
             parent, child = ctx.Pipe()
             share = list(range(i, tables, processes))

@@ -36,7 +36,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -53,6 +52,7 @@ sys.path.insert(0, str(ROOT))
 from bench.floor import run_floor  # noqa: E402
 from bench.human_pace import Clients, Phase, TableSpec, summary  # noqa: E402
 from bench.scratch import scratch_database  # noqa: E402
+from bench.serving import free_port, wait_ready  # noqa: E402
 
 QUICK_TABLES = 2000
 """The tables ``--quick`` plays at human pace."""
@@ -61,12 +61,6 @@ P99_LIMIT_MS = 100.0
 """Saturation: the highest rate whose command p99 stays within this."""
 
 LAG_BOUNDS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, float("inf"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Server:
@@ -105,16 +99,7 @@ class Server:
         return self._ps
 
     async def ready(self) -> None:
-        async with aiohttp.ClientSession() as s:
-            for _ in range(300):
-                try:
-                    async with s.get(f"{self.url}/readyz") as r:
-                        if r.status == 200:
-                            return
-                except aiohttp.ClientError:
-                    pass
-                await asyncio.sleep(0.1)
-        raise RuntimeError("the server did not start")
+        await wait_ready(self.url)
 
     def cpu(self) -> float:
         t = self.ps.cpu_times()
