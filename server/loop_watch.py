@@ -108,10 +108,11 @@ class LoopWatch:
         in the oldest generation is mostly the waits of every socket that received something
         since the last freeze (a coroutine, its future and their frames each), which a full
         collection walked for 50-250 ms at 6,000 sockets, several times a minute, to find a
-        few hundred objects of cyclic garbage. The young generations are collected as usual
-        (a few milliseconds each), and what survives them is frozen here."""
+        few hundred objects of cyclic garbage. The young generations are collected (a few
+        milliseconds each), and what survives them is frozen here: the youngest as usual, the
+        middle one every :data:`MIDDLE_THRESHOLD` collections of the youngest rather than 10."""
         previous = gc.get_threshold()
-        gc.set_threshold(previous[0], previous[1], 1 << 30)
+        gc.set_threshold(previous[0], MIDDLE_THRESHOLD, 1 << 30)
         try:
             await self._keep_frozen(every, thaw_every)
         finally:
@@ -130,6 +131,16 @@ class LoopWatch:
                 # made since the last freeze: a burst of connections is a long pause).
                 self.freeze(1)
 
+
+MIDDLE_THRESHOLD = 3
+"""While :meth:`LoopWatch.keep_frozen` runs, the middle generation is collected every this many
+collections of the youngest (CPython's default: 10). It holds what survived the young
+collections since its last one — mostly the sockets' current waits and the tables' new states —
+so at 2,000 human-pace tables a collection of it every 10 took 9 ms on average, 37 of 95 over
+10 ms in 30 s, and were the loop's longest stalls (18-22 ms); every 3, 4 ms on average, 6-8 over
+10 ms, stalls at most 11-12 ms, the same collector time in all (docs/scaling.md). What survives
+it reaches the oldest generation sooner, where it is frozen: cyclic garbage among it waits for
+the hourly thaw."""
 
 LOOP_WATCH = web.AppKey("loop_watch", LoopWatch)
 
