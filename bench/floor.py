@@ -80,6 +80,17 @@ def _app(dsn: str, lean: bool = False) -> web.Application:
     encoder = msgspec.json.Encoder()
     decoder = msgspec.json.Decoder(_Command)
 
+    async def fan_out(
+        table: int, position: int, data: bytes, but: web.WebSocketResponse | None = None
+    ) -> bytes:
+        """Send one command's event to its table's sockets (``but`` one); the event."""
+        event = encoder.encode({"v": position, "t": "event", "d": msgspec.Raw(data)})
+        for ws in tuple(sockets.get(table, ())):
+            if ws is not but:
+                with contextlib.suppress(ConnectionError):
+                    await ws.send_bytes(event)
+        return event
+
     async def feed(pool: asyncpg.Pool, wake: asyncio.Event) -> None:
         position = int(await pool.fetchval("SELECT coalesce(max(position), 0) FROM floor_log"))
         while True:
@@ -87,10 +98,7 @@ def _app(dsn: str, lean: bool = False) -> web.Application:
             wake.clear()
             for pos, table, data in await pool.fetch(_READ, position):
                 position = pos
-                message = encoder.encode({"v": pos, "t": "event", "d": msgspec.Raw(data)})
-                for ws in tuple(sockets.get(table, ())):
-                    with contextlib.suppress(ConnectionError):
-                        await ws.send_bytes(message)
+                await fan_out(table, pos, data)
 
     async def keep_session(connection: object) -> None:
         """As ``chouette serve``'s pool: a released connection is not reset (asyncpg's default
@@ -99,11 +107,15 @@ def _app(dsn: str, lean: bool = False) -> web.Application:
     async def database(app: web.Application) -> Any:
         pool = await asyncpg.create_pool(dsn, min_size=4, max_size=20, reset=keep_session)
         await pool.execute(_DDL)
+        app["pool"] = pool
+        if lean:  # no notification to listen for: the handlers fan out
+            yield
+            await pool.close()
+            return
         listener = await asyncpg.connect(dsn)
         wake = asyncio.Event()
         await listener.add_listener("floor_log", lambda *_: wake.set())
         task = asyncio.create_task(feed(pool, wake))
-        app["pool"] = pool
         yield
         task.cancel()
         await listener.close()
@@ -125,11 +137,7 @@ def _app(dsn: str, lean: bool = False) -> web.Application:
                 command = decoder.decode(data)
                 if lean:
                     position = await pool.fetchval(_APPEND_LEAN, table, data)
-                    event = encoder.encode({"v": position, "t": "event", "d": msgspec.Raw(data)})
-                    for other in tuple(mine):
-                        if other is not ws:
-                            with contextlib.suppress(ConnectionError):
-                                await other.send_bytes(event)
+                    event = await fan_out(table, position, data, but=ws)
                     reply = {
                         "ctl": "result",
                         "command_id": command.command_id,
@@ -317,6 +325,7 @@ async def run_floor(
             "served_per_s": round(commands / seconds, 1),
             "server_cpu": round(cpu / seconds, 3),
             "server_cpu_per_command_us": round(cpu / max(commands, 1) * 1e6, 1),
+            "commands_per_server_cpu_s": round(commands / max(cpu, 1e-9), 1),
             "client_cpu": round(client_cpu / seconds, 3),
             # Events received within the window a command served within it: every socket of
             # the table gets each command's event (SOCKETS_PER_TABLE) when the fan-out keeps up.

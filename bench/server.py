@@ -429,7 +429,7 @@ async def main() -> None:
             for s in servers:
                 s.stop()
         # The reference, alone on the machine: the stack's own cost of a command's I/O, at
-        # human pace and well past what it serves (its saturation).
+        # human pace and at its fastest pace whose fan-out keeps up.
         log("the stack's floor")
         floor_seconds, settle = (6.0, 3.0) if args.quick else (15.0, 4.0)
         floor_human = await run_floor(dsn, QUICK_TABLES, floor_seconds, settle=settle)
@@ -449,12 +449,7 @@ async def main() -> None:
         "raw_commits_note": "PostgreSQL's one-row INSERT+COMMIT, 32 connections: information",
         "floor": {
             "human_pace": floor_human,
-            "saturation": floor_saturated
-            | {
-                "commands_per_server_cpu_s": round(
-                    1e6 / max(floor_saturated["server_cpu_per_command_us"], 1e-9), 1
-                )
-            },
+            "saturation": floor_saturated,
             "note": "bench/floor.py: the same I/O per command on aiohttp, asyncpg and"
             " PostgreSQL, no rules and no state: what the stack costs here",
         },
