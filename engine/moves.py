@@ -619,10 +619,11 @@ def _generate_general(
 PLAYS_CACHE = 4096
 """How many (position, throw) entries the legal plays cache keeps by default."""
 
-_Kept = tuple[tuple[tuple[Move, ...], tuple[int, ...], tuple[int, ...]], ...]
+PlayTuples = tuple[tuple[tuple[Move, ...], tuple[int, ...], tuple[int, ...]], ...]
+"""Legal plays as ``(moves, result.me, result.opp)`` tuples (:func:`play_tuples`)."""
 
 
-def _generate_cached(me: tuple[int, ...], opp: tuple[int, ...], hi: int, lo: int) -> _Kept:
+def _generate_cached(me: tuple[int, ...], opp: tuple[int, ...], hi: int, lo: int) -> PlayTuples:
     # Kept as plain tuples of the moves and the two sides: the garbage collector stops
     # tracking a plain tuple of untracked items when a collection passes over it (the young
     # collections that an entry lives through), but never a NamedTuple (CPython untracks exact
@@ -732,6 +733,17 @@ def can_move(position: Position, dice: Sequence[int]) -> bool:
             elif home and (to == 0 or p == top):
                 return True
     return False
+
+
+def play_tuples(position: Position, dice: Sequence[int]) -> PlayTuples:
+    """The legal plays as plain tuples ``(moves, result.me, result.opp)``, in the order of
+    :func:`legal_plays`, without making a :class:`Play` or a :class:`Position` of each: for a
+    caller that only reads them (the throw messages list every play of every throw).
+
+    :raises InvalidDiceError: dice not two integers in 1..6.
+    """
+    d1, d2 = check_dice(dice)
+    return _cached(position.me, position.opp, max(d1, d2), min(d1, d2))
 
 
 def legal_plays(position: Position, dice: Sequence[int]) -> LegalPlays:

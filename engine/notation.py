@@ -50,7 +50,7 @@ from engine.moves import Move, Play, apply_moves, check_dice, legal_plays
 from engine.moves import play as _checked_play
 from engine.position import BAR, OFF, Position
 
-__all__ = ["format_legal", "format_play", "notation", "parse_play"]
+__all__ = ["blot_points", "format_legal", "format_moves", "format_play", "notation", "parse_play"]
 
 _PASS_WORDS = frozenset(
     {"", "-", "--", "pass", "none", "no move", "no moves", "no legal move", "cannot move"}
@@ -66,10 +66,6 @@ _STEP_RE = re.compile(rf"({_POINT})(\*?)")
 
 
 # -- formatting ---------------------------------------------------------------------------------
-
-
-def _point_text(p: int) -> str:
-    return "bar" if p == BAR else "off" if p == OFF else str(p)
 
 
 def _checked_moves(moves: Play | Sequence[Move]) -> list[Move]:
@@ -115,17 +111,38 @@ def format_play(position: Position, moves: Play | Sequence[Move]) -> str:
     :raises InvalidPlayError: ``moves`` is not a sequence of at most four ``(from, to)`` pairs
         with ``0 <= to < from <= 25``.
     """
-    return _format(position.opp, _checked_moves(moves))
+    return _format(blot_points(position.opp), _checked_moves(moves))
 
 
 def format_legal(position: Position, play: Play) -> str:
     """:func:`format_play` of a play the move generator made (its moves are not checked again:
     the table view and the throw messages format every legal play of a throw)."""
-    moves = play.moves
+    return format_moves(blot_points(position.opp), play.moves)
+
+
+def blot_points(opp: tuple[int, ...]) -> int:
+    """The points where a move of the player on roll would hit, as bits of their numbers
+    (1–24): the points of the opponent's side ``opp`` that hold any checker (a legal play
+    lands only on their blots). :func:`format_moves` takes it, made once for every play of a
+    throw."""
+    bits = 0
+    for p in range(1, BAR):
+        if opp[BAR - p]:
+            bits |= 1 << p
+    return bits
+
+
+_POINT_TEXT = ("off", *(str(p) for p in range(1, BAR)), "bar")
+"""Each point's text, by number."""
+
+
+def format_moves(blots: int, moves: tuple[Move, ...]) -> str:
+    """:func:`format_legal` of a legal play's moves, given :func:`blot_points` of the position
+    before it (:func:`engine.moves.play_tuples` lists plays as moves and sides)."""
     n = len(moves)
     if n > 2 or n == 0 or (n == 2 and moves[0] == moves[1]):
-        return _format(position.opp, moves)
-    opp = position.opp
+        return _format(blots, moves)
+    texts = _POINT_TEXT
     if n == 1:
         (a, b), second = moves[0], None
     else:
@@ -134,14 +151,14 @@ def format_legal(position: Position, play: Play) -> str:
         # Highest source first (then highest destination), as GNU sorts.
         if second[0] > a or (second[0] == a and second[1] > b):
             (a, b), second = second, first
-    text = f"{_point_text(a)}/"
+    text = texts[a] + "/"
     if second is not None and second[0] == b:
         # One checker with both dice: the point between is written only if it hit there.
-        if 0 < b < BAR and opp[BAR - b] > 0:
-            text += f"{b}*/"
+        if blots >> b & 1:
+            text += texts[b] + "*/"
         b, second = second[1], None
-    text += _point_text(b)
-    if 0 < b < BAR and opp[BAR - b] > 0:
+    text += texts[b]
+    if blots >> b & 1:
         text += "*"
         hit = b
     else:
@@ -149,33 +166,36 @@ def format_legal(position: Position, play: Play) -> str:
     if second is None:
         return text
     c, d = second
-    text += f" {_point_text(c)}/{_point_text(d)}"
-    if 0 < d < BAR and opp[BAR - d] > 0 and d != hit:
+    text += " " + texts[c] + "/" + texts[d]
+    if blots >> d & 1 and d != hit:
         text += "*"
     return text
 
 
-def _format(opp: tuple[int, ...], moves: Sequence[Move]) -> str:
+def _format(blots: int, moves: Sequence[Move]) -> str:
     mv = sorted(moves, reverse=True)  # highest source first, then highest destination
     # Join the moves of one checker: a move that starts where an earlier (higher) chain ends
     # continues it. The intermediate point is kept only where it was a hit (GNU judges every
     # hit mark against the position before the play).
     chains: list[list[int]] = []
-    taken = [False] * len(mv)
-    for i, (a, b) in enumerate(mv):
+    count = len(mv)
+    taken = [False] * count
+    for i in range(count):
         if taken[i]:
             continue
+        a, b = mv[i]
         chain = [a, b]
-        for j in range(i + 1, len(mv)):
+        for j in range(i + 1, count):
             if not taken[j] and mv[j][0] == b:
-                if 0 < b < BAR and opp[BAR - b] > 0:
-                    chain.append(mv[j][1])
-                else:
-                    chain[-1] = mv[j][1]
                 b = mv[j][1]
+                if blots >> mv[j][0] & 1:
+                    chain.append(b)
+                else:
+                    chain[-1] = b
                 taken[j] = True
         chains.append(chain)
     # Identical chains are counted (8/2 8/2 is 8/2(2)); sorted, they are neighbours.
+    texts = _POINT_TEXT
     marked = 0  # the points marked hit, as bits
     parts: list[str] = []
     k = 0
@@ -185,14 +205,14 @@ def _format(opp: tuple[int, ...], moves: Sequence[Move]) -> str:
         while k + n < len(chains) and chains[k + n] == chain:
             n += 1
         k += n
-        text = _point_text(chain[0])
+        text = texts[chain[0]]
         for q in chain[1:-1]:
-            text += f"/{q}*"
+            text += "/" + texts[q] + "*"
             marked |= 1 << q
         last = chain[-1]
-        text += f"/{_point_text(last)}"
+        text += "/" + texts[last]
         # A hit on the final point is marked once, on the first chain that lands there.
-        if 0 < last < BAR and opp[BAR - last] > 0 and not marked >> last & 1:
+        if blots >> last & 1 and not marked >> last & 1:
             text += "*"
             marked |= 1 << last
         if n > 1:

@@ -30,7 +30,7 @@ Step = tuple[int, int, bool]
 """One checker moved by one die: ``(from, to, hits)`` in the mover's numbering."""
 
 
-def _steps(position: Position, moves: Sequence[Move]) -> tuple[Step, ...]:
+def play_steps(position: Position, moves: Sequence[Move]) -> tuple[Step, ...]:
     """The moves as steps, each marked when it hits a blot (applied in order: a point hit once
     is not hit again)."""
     opp = position.opp
@@ -68,33 +68,52 @@ def play_routes(
 def routes_of(position: Position, d1: int, d2: int, play: Play) -> tuple[tuple[Step, ...], ...]:
     """:func:`play_routes` with the dice checked already (the table view lists the routes of
     every legal play of one throw)."""
-    routes = [_steps(position, play.moves)]
-    moves = play.moves
-    if d1 != d2 and len(moves) == 2:
-        (a, b), (c, end) = moves
-        if b != c and end == a:  # listed in the other order: (b, end) then (a, b)
-            (c, end), (a, b) = moves
-        if b == c and b != 0:
-            used = a - b
-            other = d2 if used == d1 else d1
-            mid = a - other
-            opp = position.opp
-            if mid > 0 and end > 0:
-                # The play is legal, so its checker may leave ``a`` and land on ``end``: the
-                # other path is the same play exactly when ``mid`` is empty of the opponent's
-                # checkers (a blot there would be hit) and the played path hit nothing on ``b``.
-                if opp[25 - mid] == 0 and opp[25 - b] == 0:
-                    routes.append(_steps(position, ((a, mid), (mid, end))))
-            elif mid > 0:
-                # Bearing off: whether the other order may bear off is the bear-off rules'.
-                alt = ((a, mid), (mid, end))
-                try:
-                    made = engine_play(position, (d1, d2), alt)
-                except (IllegalPlayError, InvalidPlayError):
-                    made = None
-                if made is not None and made.result == play.result:
-                    routes.append(_steps(position, alt))
-    return tuple(routes)
+    result = play.result
+    return tuple(
+        play_steps(position, moves)
+        for moves in route_moves(position, d1, d2, play.moves, (result.me, result.opp))
+    )
 
 
-__all__ = ["Step", "play_routes", "routes_of"]
+def route_moves(
+    position: Position,
+    d1: int,
+    d2: int,
+    moves: tuple[Move, ...],
+    result: tuple[tuple[int, ...], tuple[int, ...]],
+) -> tuple[tuple[Move, ...], ...]:
+    """The routes of :func:`routes_of` as moves, before they are marked as steps, for a legal
+    play given by its ``moves`` and its ``result`` (``(me, opp)``, as
+    :func:`engine.moves.play_tuples` lists it)."""
+    if d1 == d2 or len(moves) != 2:
+        return (moves,)
+    (a, b), (c, end) = moves
+    if b != c and end == a:  # listed in the other order: (b, end) then (a, b)
+        (c, end), (a, b) = moves
+    if b != c or b == 0:
+        return (moves,)
+    used = a - b
+    other = d2 if used == d1 else d1
+    mid = a - other
+    if mid <= 0:
+        return (moves,)
+    alt = ((a, mid), (mid, end))
+    if end > 0:
+        # The play is legal, so its checker may leave ``a`` and land on ``end``: the other
+        # path is the same play exactly when ``mid`` is empty of the opponent's checkers (a
+        # blot there would be hit) and the played path hit nothing on ``b``.
+        opp = position.opp
+        if opp[25 - mid] == 0 and opp[25 - b] == 0:
+            return (moves, alt)
+        return (moves,)
+    # Bearing off: whether the other order may bear off is the bear-off rules'.
+    try:
+        made = engine_play(position, (d1, d2), alt)
+    except (IllegalPlayError, InvalidPlayError):
+        return (moves,)
+    if (made.result.me, made.result.opp) == result:
+        return (moves, alt)
+    return (moves,)
+
+
+__all__ = ["Step", "play_routes", "play_steps", "route_moves", "routes_of"]

@@ -21,10 +21,10 @@ from engine.actions import Action
 from engine.chouette import TARGETED_ACTIONS, Chouette, ChouetteGame, Side
 from engine.errors import EngineError, InvalidIdError
 from engine.game import Game, Phase
-from engine.moves import Play, check_dice
-from engine.notation import format_legal
+from engine.moves import Play, check_dice, play_tuples
+from engine.notation import blot_points, format_moves
 from engine.position import Position
-from engine.routes import routes_of
+from engine.routes import play_steps, route_moves, routes_of
 from events import clocks
 from events.chat import team_can_read
 from events.table import TableState, seed_window_ms
@@ -42,6 +42,7 @@ __all__ = [
     "SideView",
     "TableView",
     "ThrowView",
+    "ThrowWire",
     "role_of",
     "table_view",
     "throw_view",
@@ -316,6 +317,13 @@ class ThrowView(msgspec.Struct, kw_only=True):
     """The view's ``clocks`` after the throw."""
 
 
+class ThrowWire(ThrowView, kw_only=True):
+    """A :class:`ThrowView` as :func:`throw_view` makes it: its ``plays`` encoded already
+    (:func:`_legal_json`), the same bytes once encoded."""
+
+    plays: msgspec.Raw  # type: ignore[assignment]
+
+
 # -- shared pieces ------------------------------------------------------------------------
 
 
@@ -335,13 +343,45 @@ def _legal(
     if dice is None:
         return []
     d1, d2 = check_dice(dice)
+    blots = blot_points(position.opp)
     return [
         LegalPlayView(
-            notation=format_legal(position, p),
+            notation=format_moves(blots, p.moves),
             steps=[list(route) for route in routes_of(position, d1, d2, p)],
         )
         for p in plays
     ]
+
+
+_STEP_JSON = {
+    (a, b, hit): f"[{a},{b},{'true' if hit else 'false'}]"
+    for a in range(1, 26)
+    for b in range(a)
+    for hit in (False, True)
+}
+"""Each step of a route as JSON."""
+
+
+def _legal_json(position: Position, dice: tuple[int, int]) -> msgspec.Raw:
+    """:func:`_legal` of every legal play of ``dice``, encoded as the JSON that encoding its
+    views gives, written straight from the move generator's tuples: a throw's message lists
+    every play of every throw, and making a :class:`Play`, a :class:`Position`, a view and
+    the lists of each play cost more than the plays themselves (and fed the collector).
+    ``tests/server/test_stream_plays.py`` checks that both give the same bytes."""
+    d1, d2 = check_dice(dice)
+    blots = blot_points(position.opp)
+    steps = _STEP_JSON
+    out = []
+    for moves, me, their in play_tuples(position, dice):
+        routes = ",".join(
+            [
+                "[" + ",".join([steps[step] for step in play_steps(position, route)]) + "]"
+                for route in route_moves(position, d1, d2, moves, (me, their))
+            ]
+        )
+        # A notation is points, "bar", "off", "/", "*", "(n)" and spaces: nothing to escape.
+        out.append('{"notation":"' + format_moves(blots, moves) + '","steps":[' + routes + "]}")
+    return msgspec.Raw(("[" + ",".join(out) + "]").encode())
 
 
 def _command(action: Action) -> str:
@@ -729,19 +769,20 @@ def _chouette(state: TableState, viewer: str | None, **base: object) -> Chouette
 
 def throw_view(
     state: TableState, kind: str, thrower: str, dice: tuple[int, int], now: int
-) -> ThrowView | None:
+) -> ThrowWire | None:
     """What the throw that made ``state`` (its last event, of type ``kind``, by ``thrower``
     with ``dice``; an opening throw has no thrower: '') leaves the player to move. None when
     nobody moves after it (a tied opening throw)."""
-    plays: tuple[Play, ...] = ()
+    moving = False
+    """Whether the plays are listed (a chouette's game between its games lists none)."""
     if state.kind == "chouette":
         ch = state.chouette
         g = ch.game if ch is not None else None
-        if g is None:
+        if ch is None or g is None:
             return None
-        phase, mover, position = g.phase, ch.on_roll if ch else None, g.position
+        phase, mover, position = g.phase, ch.on_roll, g.position
         if phase is Phase.MOVE and g.dice is not None:
-            plays, dice = (ch.legal_plays() if ch else ()), g.dice
+            dice, moving = g.dice, ch.in_progress
     else:
         game = state.game
         if game is None:
@@ -749,13 +790,13 @@ def throw_view(
         phase, position = game.phase, game.position
         mover = state.seats[game.turn] if phase in (Phase.ROLL, Phase.MOVE) else None
         if phase is Phase.MOVE and game.dice is not None:
-            plays, dice = game.legal_plays(), game.dice
+            dice, moving = game.dice, True
     if phase is Phase.MOVE and mover is not None:
         who = state.display_name(mover)
-        return ThrowView(
+        return ThrowWire(
             player=mover,
             dice=dice,
-            plays=_legal(position, dice, plays),
+            plays=_legal_json(position, dice) if moving else _NO_PLAYS,
             status=f"Waiting for {who} to move {dice[0]}-{dice[1]}.",
             position_id=position.position_id(),
             now=now,
@@ -763,16 +804,19 @@ def throw_view(
         )
     if kind == "dice_rolled" and thrower:
         # No legal play: the turn passed at once.
-        return ThrowView(
+        return ThrowWire(
             player=thrower,
             dice=dice,
-            plays=[],
+            plays=_NO_PLAYS,
             status=f"{state.display_name(thrower)} cannot move {dice[0]}-{dice[1]}.",
             position_id=position.position_id(),
             now=now,
             clocks=clock_views(state, now),
         )
     return None
+
+
+_NO_PLAYS = msgspec.Raw(b"[]")
 
 
 def table_view(
