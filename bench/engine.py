@@ -17,6 +17,10 @@ timed call. Prints one JSON object:
 - ``gnubg_us_mean``/``_p50``/``_p99``: ``gnubg.findbestmoves`` (0-ply) on the same calls; it
   generates every legal play and scores each one with its fastest evaluator. Its position cache
   is emptied before each pass (a warm one roughly halves its time on a repeated corpus).
+- ``throw_plays_us_mean``: a throw message's plays (its ``m``), cold: every legal play with
+  its notation and routes, written as JSON straight from the generator's tuples, as ``serve``
+  sends them (``server.table_view._legal_json``); ``throw_plays_as_views_us_mean``: the same
+  bytes made the table view's way (a view of each :class:`Play`, encoded with msgspec).
 - ``ratio``: ``legal_plays_us_mean / gnubg_us_mean`` (cold; below 1 means faster than gnubg).
 - ``count_mismatches``: calls where the number of plays differs from gnubg's (should be 0).
 """
@@ -40,9 +44,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import gnubg
+import msgspec
 from engine_corpus import ROLLS, gnubg_board, random_game_positions, stress_positions
 
 from engine.moves import _cached, _generate, legal_plays
+from server.table_view import _legal, _legal_json
 
 GNUBG_CACHE = 1 << 19
 """Entries in gnubg's position cache during the benchmark."""
@@ -116,6 +122,9 @@ def main() -> None:
     raw = _Timings(size)
     warm = _Timings(size)
     theirs = _Timings(size)
+    throw = _Timings(size)
+    views = _Timings(size)
+    encode = msgspec.json.encode
     counts = [0] * size
     mismatches = 0
     for _ in range(args.repeat):
@@ -138,6 +147,18 @@ def main() -> None:
             t0 = clock()
             len(legal_plays(pos, dice))
             warm.add(i, clock() - t0)
+        # A throw message's plays (``m``), cold: written straight from the generator's tuples
+        # as the server sends them, and, beside it, as the table view's plays encoded.
+        for i, (pos, dice) in enumerate(calls):
+            clear()
+            t0 = clock()
+            _legal_json(pos, dice)
+            throw.add(i, clock() - t0)
+        for i, (pos, dice) in enumerate(calls):
+            clear()
+            t0 = clock()
+            encode(_legal(pos, dice, legal_plays(pos, dice).plays))
+            views.add(i, clock() - t0)
         clear()
         # GNU Backgammon on the same calls, its position cache emptied first (resizing empties
         # it): a pass must not reuse the evaluations of the pass before, as ours starts cold.
@@ -167,6 +188,8 @@ def main() -> None:
         "legal_plays_us_mean_all_passes": ours_s["mean_all"],
         "generate_us_mean": raw.summary()["mean"],
         "legal_plays_cached_us_mean": warm.summary()["mean"],
+        "throw_plays_us_mean": throw.summary()["mean"],
+        "throw_plays_as_views_us_mean": views.summary()["mean"],
         "gnubg_us_mean": gnu_s["mean"],
         "gnubg_us_p50": gnu_s["p50"],
         "gnubg_us_p99": gnu_s["p99"],
