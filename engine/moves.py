@@ -662,8 +662,7 @@ class LegalPlays:
     def plays(self) -> tuple[Play, ...]:
         """The plays, generated on first use (cached by position and dice)."""
         if self._plays is None:
-            d1, d2 = self.dice
-            kept = _cached(self.position.me, self.position.opp, max(d1, d2), min(d1, d2))
+            kept = _tuples(self.position, *self.dice)
             self._plays = tuple(
                 [_new(Play, (mv, _new(Position, (me, opp)))) for mv, me, opp in kept]
             )
@@ -742,7 +741,11 @@ def play_tuples(position: Position, dice: Sequence[int]) -> PlayTuples:
 
     :raises InvalidDiceError: dice not two integers in 1..6.
     """
-    d1, d2 = check_dice(dice)
+    return _tuples(position, *check_dice(dice))
+
+
+def _tuples(position: Position, d1: int, d2: int) -> PlayTuples:
+    """The cache's entry for a position and a checked throw (either order of the dice)."""
     return _cached(position.me, position.opp, max(d1, d2), min(d1, d2))
 
 

@@ -773,8 +773,7 @@ def throw_view(
     """What the throw that made ``state`` (its last event, of type ``kind``, by ``thrower``
     with ``dice``; an opening throw has no thrower: '') leaves the player to move. None when
     nobody moves after it (a tied opening throw)."""
-    moving = False
-    """Whether the plays are listed (a chouette's game between its games lists none)."""
+    moving = False  # whether the plays are listed (a chouette between its games lists none)
     if state.kind == "chouette":
         ch = state.chouette
         g = ch.game if ch is not None else None
