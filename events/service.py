@@ -21,6 +21,14 @@ What the service keeps in memory is bounded: the folded states and the dice seed
 ``cache_size`` tables used last (least recently used first out), and for each table only the
 seeds of the game in play and the next.
 
+Arrivals (docs/rules.md §10, clocks): a command is decided at the time it *arrived* — when the
+handler that took it from a socket or a request registered it (:meth:`TableService.arrival`) —
+not when its turn at the table's lock came, so a loaded server never charges a player's clock for
+its own queue. And a clock's expiry (:class:`~events.commands.Expire`) first waits for every
+command that arrived at the table before it (up to :data:`ARRIVAL_WAIT` seconds): a player who
+acted in time is decided before the timer, however late the loop runs, and an expiry then finds
+that nothing has run out.
+
 Dice (docs/dice.md): before deciding a command that may start a game the service draws the next
 game's secret seed (:func:`events.dice.draw_seed`) and hands it to the decider with the current
 game's in a :class:`~events.dice.FairDice`; when the decided events start that game it keeps the
@@ -65,7 +73,14 @@ from events.table import (
     TableState,
 )
 
-__all__ = ["CommandObserver", "Outcome", "TableService", "command_digest"]
+__all__ = [
+    "ARRIVAL_WAIT",
+    "Arrival",
+    "CommandObserver",
+    "Outcome",
+    "TableService",
+    "command_digest",
+]
 
 log = logging.getLogger("chouette.tables")
 
@@ -75,6 +90,10 @@ DIGEST_LABEL: Final = b"chouette-command/v1\x00"
 """The prefix of every command digest's input (so it is never confused with another hash)."""
 
 _command_json = msgspec.json.Encoder()
+
+ARRIVAL_WAIT: Final = 5.0
+"""How long an expiry waits for the commands that arrived at its table before it (seconds): they
+are being decided, so far less unless the process is failing."""
 
 
 def command_digest(table_id: str, command: c.Command) -> bytes:
@@ -152,6 +171,63 @@ class _IdleLocks:
             entry.users -= 1
             if not entry.users:
                 del self._locks[key]
+
+
+class Arrival:
+    """A command taken from a socket or a request for ``table_id`` at ``at`` (ms since the
+    epoch), registered until it has been answered (a context manager)."""
+
+    __slots__ = ("_arrivals", "_waiters", "at", "table_id")
+
+    def __init__(self, arrivals: _Arrivals, table_id: str, at: int) -> None:
+        self._arrivals = arrivals
+        self.table_id = table_id
+        self.at = at
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def __enter__(self) -> Arrival:
+        self._arrivals.add(self)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._arrivals.remove(self)
+        for waiter in self._waiters or ():
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def answered(self) -> asyncio.Future[None]:
+        """A future done when this command has been answered."""
+        waiter = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(waiter)
+        return waiter
+
+
+class _Arrivals:
+    """The commands each table has been sent and not yet answered (only while there are)."""
+
+    def __init__(self) -> None:
+        self._by_table: dict[str, list[Arrival]] = {}
+
+    def __len__(self) -> int:
+        return len(self._by_table)
+
+    def add(self, arrival: Arrival) -> None:
+        self._by_table.setdefault(arrival.table_id, []).append(arrival)
+
+    def remove(self, arrival: Arrival) -> None:
+        waiting = self._by_table.get(arrival.table_id)
+        if waiting is None:
+            return
+        with contextlib.suppress(ValueError):
+            waiting.remove(arrival)
+        if not waiting:
+            del self._by_table[arrival.table_id]
+
+    def before(self, table_id: str, at: int, but: Arrival | None) -> list[Arrival]:
+        """The commands that arrived at ``table_id`` by ``at`` (not ``but``), still unanswered."""
+        return [a for a in self._by_table.get(table_id, ()) if a.at <= at and a is not but]
 
 
 class CommandObserver(Protocol):
@@ -250,6 +326,7 @@ class TableService:
         self.on_bot_state = on_bot_state
         self._states: _Lru[TableState] = _Lru(cache_size)
         self._locks = _IdleLocks()
+        self._arrivals = _Arrivals()
         self._seeds: _Lru[dict[int, bytes]] = _Lru(cache_size)
         self._inflight = 0
         self._idle = asyncio.Event()
@@ -293,7 +370,42 @@ class TableService:
 
     def memory(self) -> dict[str, int]:
         """How many entries each in-memory table holds (all bounded: tests, diagnostics)."""
-        return {"states": len(self._states), "seeds": len(self._seeds), "locks": len(self._locks)}
+        return {
+            "states": len(self._states),
+            "seeds": len(self._seeds),
+            "locks": len(self._locks),
+            "arrivals": len(self._arrivals),
+        }
+
+    # -- arrivals -----------------------------------------------------------------------------
+
+    def arrival(self, table_id: str) -> Arrival:
+        """Register a command for ``table_id`` arriving now, until the ``with`` block ends:
+        call it the moment the command is taken from its socket or request, and hand it to
+        :meth:`execute`. Synchronous, so that nothing runs in between."""
+        return Arrival(self._arrivals, table_id, self.now())
+
+    async def _after_earlier(self, table_id: str, cutoff: int, own: Arrival | None) -> None:
+        """Wait until the commands that arrived at ``table_id`` before ``cutoff`` are answered
+        (at most :data:`ARRIVAL_WAIT` seconds)."""
+        earlier = self._arrivals.before(table_id, cutoff, own)
+        if not earlier:
+            return
+        log.info(
+            "an expiry waits for %d command(s) that arrived before it",
+            len(earlier),
+            extra={"table_id": table_id},
+        )
+        await asyncio.wait([a.answered() for a in earlier], timeout=ARRIVAL_WAIT)
+
+    def _decided_at(self, state: TableState, arrival: Arrival | None) -> int:
+        """The time a command is decided at: when it arrived, but never before a clock of the
+        table started (so no clock is charged backwards), nor after now."""
+        now = self.now()
+        if arrival is None:
+            return now
+        started = max((since for _, since in state.clock_running), default=0)
+        return min(now, max(arrival.at, started))
 
     # -- dice ---------------------------------------------------------------------------------
 
@@ -391,10 +503,16 @@ class TableService:
             raise CommandIdReusedError(command_id) from None
 
     async def execute(
-        self, table_id: str, actor: str, command: c.Command, command_id: uuid.UUID
+        self,
+        table_id: str,
+        actor: str,
+        command: c.Command,
+        command_id: uuid.UUID,
+        arrival: Arrival | None = None,
     ) -> Outcome:
         """Decide and append one command; the same actor retrying the same command with its
-        id gets the first outcome.
+        id gets the first outcome. ``arrival``: when it was taken from its socket or request
+        (:meth:`arrival`), the time it is decided at; now if not given (the timers, the bots).
 
         :raises CommandError, NotAllowedError: the command does not fit the table, or the
             actor (:mod:`events.table`, with the table's own not-found, exists and reused-id).
@@ -412,7 +530,7 @@ class TableService:
             if isinstance(command, c.Chat):
                 result = await self._chat(table_id, actor, command, command_id, digest)
             else:
-                result = await self._execute(table_id, actor, command, command_id, digest)
+                result = await self._execute(table_id, actor, command, command_id, digest, arrival)
             outcome = "duplicate" if result.duplicate else "ok"
             return result
         except ValueError as exc:
@@ -426,10 +544,20 @@ class TableService:
             self._observer.command_done(kind, outcome, time.perf_counter() - started)
 
     async def _execute(
-        self, table_id: str, actor: str, command: c.Command, command_id: uuid.UUID, digest: bytes
+        self,
+        table_id: str,
+        actor: str,
+        command: c.Command,
+        command_id: uuid.UUID,
+        digest: bytes,
+        arrival: Arrival | None,
     ) -> Outcome:
         stream = table_stream(table_id)
         creating = isinstance(command, c.CreateTable)
+        if isinstance(command, c.Expire):
+            # Who acted before the clock's expiry is decided before it.
+            cutoff = arrival.at if arrival is not None else self.now()
+            await self._after_earlier(table_id, cutoff, arrival)
         async with self._locks.hold(table_id):
             # The cached fold is used as it is: if another process appended meanwhile, the
             # append's expected version fails and the loop catches up and decides again. So the
@@ -442,7 +570,7 @@ class TableService:
                     state = await self.state(table_id)
                 dice, pending = await self._dice(table_id, state, command)
                 try:
-                    events = decide(state, actor, command, dice, self.now())
+                    events = decide(state, actor, command, dice, self._decided_at(state, arrival))
                 except Exception:
                     # A retry of a command that succeeded is refused by the state it made
                     # (cannot roll twice...): answer it with the first outcome instead.

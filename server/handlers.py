@@ -17,6 +17,7 @@ from msgspec import Meta
 
 from events import commands as c
 from events.errors import StoreError
+from events.service import Arrival
 from events.store import RecordedEvent
 from events.streams import parse_stream, table_stream
 from events.types import END_OF_STRING, Name, TableKind, TableOptions
@@ -395,13 +396,22 @@ async def post_command(request: web.Request) -> web.Response:
     account = await current_account(request)
     assert account is not None
     body = await decode_body(request, CommandEnvelope)
-    result = await run_command(request.app, table_id, account, body)
+    # Its time, and its place before any expiry of the table (events/service.py, "Arrivals"),
+    # once the whole body is here: a slow body holds up nothing.
+    with request.app[TABLES].arrival(table_id) as arrival:
+        result = await run_command(request.app, table_id, account, body, arrival)
     return json_response(result, 200 if result.duplicate else 201)
 
 
 async def run_command(
-    app: web.Application, table_id: str, account: auth.Account, body: CommandEnvelope
+    app: web.Application,
+    table_id: str,
+    account: auth.Account,
+    body: CommandEnvelope,
+    arrival: Arrival | None = None,
 ) -> CommandResult:
+    """Run one command for ``account``; ``arrival``: when its handler took it
+    (:meth:`~events.service.TableService.arrival`), the time it is decided at."""
     command = body.command
     if isinstance(command, c.CreateTable):
         raise bad_request("create tables with POST /tables", field="command.type")
@@ -419,7 +429,9 @@ async def run_command(
             command = c.Join(seat=command.seat, display_name=account.display_name)
     bots = app.get(BOTS)
     with bots.people.person() if bots is not None else contextlib.nullcontext():
-        outcome = await tables.execute(table_id, account.account_id, command, body.command_id)
+        outcome = await tables.execute(
+            table_id, account.account_id, command, body.command_id, arrival
+        )
     name = parse_stream(outcome.stream)
     assert name is not None, outcome.stream  # the service appends to a table's streams only
     stream = name.kind

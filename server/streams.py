@@ -34,6 +34,7 @@ import msgspec
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from events.errors import StoreError, StoreUnavailableError
+from events.service import Arrival
 from events.store import RecordedEvent
 from events.streams import chat_stream, decode_recorded, table_stream
 from events.subscription import LiveFeed
@@ -541,24 +542,29 @@ async def _websocket(
     ):
         announcer = asyncio.create_task(_announce(request.app, table_id, watcher, ws.send_bytes))
         checked = _Checked(request.app[auth.ACCOUNTS].revocations)
+        tables = request.app[TABLES]
         try:
             async for msg in ws:
                 if msg.type is not WSMsgType.TEXT and msg.type is not WSMsgType.BINARY:
                     continue
-                if not await _still_valid(request, session, checked):
-                    refused = unauthorized(auth.INVALID_TOKEN)
-                    await ws.send_bytes(
-                        _encoder.encode(
-                            {
-                                "ctl": "error",
-                                "command_id": _command_id(msg.data),
-                                "problem": refused.body(),
-                            }
+                # The command's time, and its place before any expiry, taken at once: it is
+                # decided at this time, and a clock's expiry of this table waits for it.
+                arrival = tables.arrival(table_id) if account is not None else None
+                with arrival or contextlib.nullcontext():
+                    if not await _still_valid(request, session, checked):
+                        refused = unauthorized(auth.INVALID_TOKEN)
+                        await ws.send_bytes(
+                            _encoder.encode(
+                                {
+                                    "ctl": "error",
+                                    "command_id": _command_id(msg.data),
+                                    "problem": refused.body(),
+                                }
+                            )
                         )
-                    )
-                    await revoked()
-                    break
-                reply = await _ws_command(request, table_id, account, msg.data)
+                        await revoked()
+                        break
+                    reply = await _ws_command(request, table_id, account, msg.data, arrival)
                 try:
                     await ws.send_bytes(_encoder.encode(reply))
                 except ConnectionError:
@@ -577,7 +583,11 @@ async def _websocket(
 
 
 async def _ws_command(
-    request: web.Request, table_id: str, account: auth.Account | None, data: str | bytes
+    request: web.Request,
+    table_id: str,
+    account: auth.Account | None,
+    data: str | bytes,
+    arrival: Arrival | None = None,
 ) -> dict[str, object]:
     """Run one command received on a socket; answer with its result or its problem."""
     command_id: str | None = None
@@ -589,7 +599,7 @@ async def _ws_command(
             raise unauthorized(
                 "connect with a ticket (or the Authorization header) to send commands"
             )
-        result = await h.run_command(request.app, table_id, account, body)
+        result = await h.run_command(request.app, table_id, account, body, arrival)
         # The result's fields as they are (not to_builtins, which cannot take the events'
         # msgspec.Raw payloads): the encoder writes them exactly as over HTTP.
         return {"ctl": "result", **{f: getattr(result, f) for f in result.__struct_fields__}}

@@ -5,14 +5,27 @@ from __future__ import annotations
 
 import asyncio
 import random
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
+
+from events import commands as c
+from events import service
 from events import types as e
 from events.streams import decode_recorded, table_stream
 from server.keys import METRICS, TABLES, TIMERS
 from server.timers import ACTOR, Timers
-from tests.server.conftest import Api, User, box_on_roll, chouette, next_chouette_action, samples
+from tests.server.conftest import (
+    Api,
+    User,
+    box_on_roll,
+    chouette,
+    connect,
+    next_chouette_action,
+    samples,
+)
 
 CLOCK = {"delay": 12, "reserve": 120}
 
@@ -331,3 +344,120 @@ async def test_the_background_loop_fires_what_is_due_and_stops_cleanly(
     evs = await events_of(api, table)
     assert [ev.player for ev in evs if isinstance(ev, e.TimeExpired)] == [mover.account_id]
     assert len(loop) == 0  # nothing runs at the table any more
+
+
+def arrivals(api: Api) -> int:
+    """Tables with commands taken from a socket or request and not yet answered."""
+    assert api.app is not None
+    return api.app[TABLES].memory()["arrivals"]
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 5) -> None:
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.01)
+
+
+async def test_a_move_sent_in_time_is_decided_before_the_expiry_however_late(
+    make_api: Callable[..., Awaitable[Api]],
+) -> None:
+    """A loaded server: the mover's command arrives a second before their deadline but waits
+    (here, for the table's lock) until after it; the timer fires meanwhile. The move is decided
+    first, at the time it arrived, and the expiry then finds nothing run out."""
+    clock = Clock()
+    api = await make_api(clock=clock)
+    assert api.app is not None
+    table, _ann, _bob, mover = await opened(api, clock)
+    view = await api.state(table)
+    deadline = clock_of(view, mover.account_id)["deadline"]
+    notation = view["game"]["legal_plays"][0]["notation"]
+    sock = await connect(api.client, table, mover)
+    try:
+        clock.now = deadline / 1000 - 1
+        before = len(await events_of(api, table))
+        async with api.app[TABLES]._locks.hold(table):  # the queue of a loaded server
+            move = asyncio.create_task(sock.command({"type": "move", "notation": notation}))
+            await until(lambda: arrivals(api) == 1)
+            clock.now = deadline / 1000 + 5
+            fire = asyncio.create_task(timers(api).fire_due())
+            await asyncio.sleep(0.2)
+            assert not fire.done() and not move.done()  # the expiry waits for the move
+        reply = await move
+        assert reply["ctl"] == "result", reply
+        assert await fire == 1  # sent, and refused: nothing has run out
+        new = (await events_of(api, table))[before:]
+        assert not any(isinstance(ev, e.TimeExpired) for ev in new), new
+        assert isinstance(new[0], e.CheckersMoved) and new[0].at == deadline - 1000
+        after = clock_of(await api.state(table), mover.account_id)
+        assert after["running"] is False and after["reserve_ms"] == 1000  # charged to arrival
+        text = api.app[METRICS].render()
+        assert samples(text, "chouette_timer_expiries_total") == {'{outcome="refused"}': 1.0}
+        assert arrivals(api) == 0
+    finally:
+        await sock.close()
+
+
+async def test_an_expiry_waits_for_a_command_taken_before_it_and_not_for_later_ones(
+    make_api: Callable[..., Awaitable[Api]],
+) -> None:
+    """The service's side of it: a command taken from its socket before the deadline (its
+    arrival registered, the command still being validated) holds the expiry back until it is
+    answered; one taken after the expiry began does not."""
+    clock = Clock()
+    api = await make_api(clock=clock)
+    assert api.app is not None
+    tables = api.app[TABLES]
+    table, _ann, _bob, mover = await opened(api, clock)
+    view = await api.state(table)
+    deadline = clock_of(view, mover.account_id)["deadline"]
+    notation = view["game"]["legal_plays"][0]["notation"]
+    clock.now = deadline / 1000 - 2
+    with tables.arrival(table) as arrival:
+        clock.now = deadline / 1000 + 3
+        fire = asyncio.create_task(timers(api).fire_due())
+        await asyncio.sleep(0.2)
+        assert not fire.done()  # held back by the command taken in time
+        await tables.execute(
+            table, mover.account_id, c.Move(notation=notation), uuid.uuid4(), arrival
+        )
+    assert await fire == 1
+    new = [type(ev) for ev in await events_of(api, table)]
+    assert e.TimeExpired not in new
+    assert clock_of(await api.state(table), mover.account_id)["reserve_ms"] == 2000
+
+    # Now the other player's clock runs out. A command taken before the expiry began holds it
+    # back; one taken while it waits does not (a stream of them never could).
+    view = await api.state(table)
+    roller = next(c["player"] for c in view["clocks"] if c["running"])
+    clock.now = clock_of(view, roller)["deadline"] / 1000
+    with tables.arrival(table):
+        clock.now += 1
+        fire = asyncio.create_task(timers(api).fire_due())
+        await asyncio.sleep(0.2)
+        assert not fire.done()
+        clock.now += 1
+        later = tables.arrival(table).__enter__()
+    try:
+        assert await asyncio.wait_for(fire, 2) == 1
+    finally:
+        later.__exit__(None, None, None)
+    expired = [ev for ev in await events_of(api, table) if isinstance(ev, e.TimeExpired)]
+    assert [ev.player for ev in expired] == [roller]
+    assert arrivals(api) == 0
+
+
+async def test_a_command_that_never_ends_holds_an_expiry_back_only_so_long(
+    make_api: Callable[..., Awaitable[Api]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Someone out of time cannot stall their forfeit with a command that never finishes."""
+    monkeypatch.setattr(service, "ARRIVAL_WAIT", 0.3)
+    clock = Clock()
+    api = await make_api(clock=clock)
+    assert api.app is not None
+    table, _ann, _bob, mover = await opened(api, clock)
+    deadline = clock_of(await api.state(table), mover.account_id)["deadline"]
+    with api.app[TABLES].arrival(table):
+        clock.now = deadline / 1000 + 1
+        assert await asyncio.wait_for(timers(api).fire_due(), 5) == 1
+    expired = [ev for ev in await events_of(api, table) if isinstance(ev, e.TimeExpired)]
+    assert [ev.player for ev in expired] == [mover.account_id]
