@@ -19,7 +19,8 @@ sender's result carries it: one round trip and three frames out). What is left b
 targets once the I/O is as small as it gets.
 
 ``python bench/floor.py [--tables 2000] [--seconds 12] [--lean]`` prints one JSON object;
-:func:`run_floor` is what ``bench/server.py`` calls.
+:func:`run_floors` is what ``bench/server.py`` calls: one server and one set of sockets, measured
+at human pace and then at 1 s think time.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import random
 import resource
 import sys
 import time
+from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -177,6 +179,7 @@ async def _client_main(
 ) -> None:
     rng = random.Random(seed)
     pad = "x" * 400
+    pace = [think_mean]  # the mean think time now (the run may change it between windows)
     done: list[float] = []
     events = [0]  # received within the window
     window = [float("inf"), float("inf")]
@@ -203,7 +206,7 @@ async def _client_main(
             last = time.perf_counter()
             n = 0
             while True:
-                think = min(THINK_CAP, rng.expovariate(1 / think_mean))
+                think = min(THINK_CAP, rng.expovariate(1 / pace[0]))
                 await asyncio.sleep(max(0.0, last + think - time.perf_counter()))
                 last = time.perf_counter()
                 n += 1
@@ -224,15 +227,21 @@ async def _client_main(
             tasks.append(asyncio.create_task(table(t, socks)))
         conn.send(("connected", len(all_sockets)))
         started.set()
-        msg = await asyncio.to_thread(conn.recv)  # ("window", t0, t1)
-        t0, t1 = msg[1], msg[2]
-        window[:] = [t0, t1]
-        cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-        await asyncio.sleep(max(0.0, t1 - time.time()) + 0.5)
-        cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-        cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
-        count = sum(1 for t in done if t0 <= t < t1)
-        conn.send(("counted", count, cpu, events[0]))
+        # ("pace", think_mean) changes the pace; ("window", t0, t1) is answered with what
+        # was counted in it; ("stop",) ends.
+        while (msg := await asyncio.to_thread(conn.recv))[0] != "stop":
+            if msg[0] == "pace":
+                pace[0] = msg[1]
+                continue
+            t0, t1 = msg[1], msg[2]
+            window[:] = [t0, t1]
+            events[0] = 0
+            cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+            await asyncio.sleep(max(0.0, t1 - time.time()) + 0.5)
+            cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+            cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
+            count = sum(1 for t in done if t0 <= t < t1)
+            conn.send(("counted", count, cpu, events[0]))
         for task in tasks:
             task.cancel()
         for ws in all_sockets:
@@ -260,6 +269,22 @@ async def run_floor(
 ) -> dict[str, Any]:
     """The floor server at ``tables`` tables whose commands come after ``think_mean`` seconds
     on average: its CPU per command."""
+    runs = await run_floors(dsn, tables, seconds, (think_mean,), processes, settle, lean)
+    return runs[0]
+
+
+async def run_floors(
+    dsn: str,
+    tables: int,
+    seconds: float,
+    paces: Sequence[float],
+    processes: int = 2,
+    settle: float = 4.0,
+    lean: bool = False,
+) -> list[dict[str, Any]]:
+    """One floor server and its clients at ``tables`` tables, measured ``seconds`` at each of
+    ``paces`` (mean think times) in turn, each after ``settle`` seconds at its pace: its CPU
+    per command at each (one start-up and one set of sockets for all)."""
     import subprocess
 
     port = free_port()
@@ -286,7 +311,7 @@ async def run_floor(
         for i in range(processes):
             parent, child = ctx.Pipe()
             share = list(range(i, tables, processes))
-            p = ctx.Process(target=_client, args=(child, url, share, i, think_mean), daemon=True)
+            p = ctx.Process(target=_client, args=(child, url, share, i, paces[0]), daemon=True)
             p.start()
             child.close()
             procs.append(p)
@@ -297,40 +322,50 @@ async def run_floor(
             if msg[0] != "connected":
                 raise RuntimeError(f"a floor client failed: {msg}")
             sockets += msg[1]
-        await asyncio.sleep(settle)  # the first commands, spread over a think time
         server = psutil.Process(proc.pid)
-        t0 = time.time() + 0.2
-        t1 = t0 + seconds
+        out = []
+        for think_mean in paces:
+            for c in conns:
+                c.send(("pace", think_mean))
+            await asyncio.sleep(settle)  # the first commands at this pace, over a think time
+            t0 = time.time() + 0.2
+            t1 = t0 + seconds
+            for c in conns:
+                c.send(("window", t0, t1))
+            await asyncio.sleep(max(0.0, t0 - time.time()))
+            cpu0 = server.cpu_times()
+            await asyncio.sleep(seconds)
+            cpu1 = server.cpu_times()
+            commands, client_cpu, events = 0, 0.0, 0
+            for c in conns:
+                msg = await asyncio.wait_for(asyncio.to_thread(c.recv), 60)
+                if msg[0] != "counted":
+                    raise RuntimeError(f"a floor client failed: {msg}")
+                commands += msg[1]
+                client_cpu += msg[2]
+                events += msg[3]
+            cpu = (cpu1.user + cpu1.system) - (cpu0.user + cpu0.system)
+            out.append(
+                {
+                    "tables": tables,
+                    "lean": lean,
+                    "think_mean_s": think_mean,
+                    "offered_per_s": round(tables / think_mean, 1),
+                    "sockets": sockets,
+                    "served_per_s": round(commands / seconds, 1),
+                    "server_cpu": round(cpu / seconds, 3),
+                    "server_cpu_per_command_us": round(cpu / max(commands, 1) * 1e6, 1),
+                    "commands_per_server_cpu_s": round(commands / max(cpu, 1e-9), 1),
+                    "client_cpu": round(client_cpu / seconds, 3),
+                    # Events received within the window a command served within it: every
+                    # socket of the table gets each command's event (SOCKETS_PER_TABLE) when
+                    # the fan-out keeps up.
+                    "events_per_command": round(events / max(commands, 1), 2),
+                }
+            )
         for c in conns:
-            c.send(("window", t0, t1))
-        await asyncio.sleep(max(0.0, t0 - time.time()))
-        cpu0 = server.cpu_times()
-        await asyncio.sleep(seconds)
-        cpu1 = server.cpu_times()
-        commands, client_cpu, events = 0, 0.0, 0
-        for c in conns:
-            msg = await asyncio.wait_for(asyncio.to_thread(c.recv), 60)
-            if msg[0] != "counted":
-                raise RuntimeError(f"a floor client failed: {msg}")
-            commands += msg[1]
-            client_cpu += msg[2]
-            events += msg[3]
-        cpu = (cpu1.user + cpu1.system) - (cpu0.user + cpu0.system)
-        return {
-            "tables": tables,
-            "lean": lean,
-            "think_mean_s": think_mean,
-            "offered_per_s": round(tables / think_mean, 1),
-            "sockets": sockets,
-            "served_per_s": round(commands / seconds, 1),
-            "server_cpu": round(cpu / seconds, 3),
-            "server_cpu_per_command_us": round(cpu / max(commands, 1) * 1e6, 1),
-            "commands_per_server_cpu_s": round(commands / max(cpu, 1e-9), 1),
-            "client_cpu": round(client_cpu / seconds, 3),
-            # Events received within the window a command served within it: every socket of
-            # the table gets each command's event (SOCKETS_PER_TABLE) when the fan-out keeps up.
-            "events_per_command": round(events / max(commands, 1), 2),
-        }
+            c.send(("stop",))
+        return out
     finally:
         for p in procs:
             p.join(10)

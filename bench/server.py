@@ -49,7 +49,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.floor import run_floor  # noqa: E402
+from bench.floor import run_floors  # noqa: E402
 from bench.human_pace import Clients, Phase, TableSpec, summary  # noqa: E402
 from bench.scratch import scratch_database  # noqa: E402
 from bench.serving import free_port, wait_ready  # noqa: E402
@@ -432,11 +432,11 @@ async def main() -> None:
         # human pace and at its fastest pace whose fan-out keeps up.
         log("the stack's floor")
         floor_seconds, settle = (6.0, 3.0) if args.quick else (15.0, 4.0)
-        floor_human = await run_floor(dsn, QUICK_TABLES, floor_seconds, settle=settle)
-        # Its fastest pace whose fan-out keeps up here (at 0.5 s its one feed falls behind:
-        # fewer events sent than commands served times three, a cost it then does not pay).
-        floor_saturated = await run_floor(
-            dsn, QUICK_TABLES, floor_seconds, think_mean=1.0, settle=settle
+        # At human pace, then at its fastest pace whose fan-out keeps up here (at 0.5 s its
+        # one feed falls behind: fewer events sent than commands served times three, a cost it
+        # then does not pay); one start-up and one set of sockets for both.
+        floor_human, floor_saturated = await run_floors(
+            dsn, QUICK_TABLES, floor_seconds, (3.0, 1.0), settle=settle
         )
     ours = next((h for h in human if h["tables"] == QUICK_TABLES), None)
     result = {
