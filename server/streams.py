@@ -569,6 +569,9 @@ async def _websocket(
                     await ws.send_bytes(_encoder.encode(reply))
                 except ConnectionError:
                     break  # the client went away before its answer: it resumes by version
+                # Not kept while the socket waits for its next command (seconds to hours):
+                # the message, its registration and the answer with its events.
+                del msg, arrival, reply
                 if pumps[0].done() or pumps[1].done():
                     break
         finally:
