@@ -137,11 +137,13 @@ def evolve(state: TableState, event: e.Event) -> TableState:
             else:
                 s = duel_table.evolve(state, event)
     s = clocks.tick(state, s, event)
+    at = event.at or state.last_at
     if s is state:
-        return replace(state, version=state.version + 1)
-    # ``s`` is a copy made just now and seen by nobody else: give it its version in place
-    # rather than copying it again (a fold makes one such copy per event).
+        return replace(state, version=state.version + 1, last_at=at)
+    # ``s`` is a copy made just now and seen by nobody else: give it its version and time in
+    # place rather than copying it again (a fold makes one such copy per event).
     object.__setattr__(s, "version", state.version + 1)
+    object.__setattr__(s, "last_at", at)
     return s
 
 

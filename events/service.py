@@ -399,13 +399,12 @@ class TableService:
         await asyncio.wait([a.answered() for a in earlier], timeout=ARRIVAL_WAIT)
 
     def _decided_at(self, state: TableState, arrival: Arrival | None) -> int:
-        """The time a command is decided at: when it arrived, but never before a clock of the
-        table started (so no clock is charged backwards), nor after now."""
-        now = self.now()
+        """The time a command is decided at: when it arrived, but never before the table's last
+        event (two commands taken close together may reach the table's lock in the other
+        order: the times recorded never go backwards, nor is a clock charged backwards)."""
         if arrival is None:
-            return now
-        started = max((since for _, since in state.clock_running), default=0)
-        return min(now, max(arrival.at, started))
+            return self.now()
+        return max(min(arrival.at, self.now()), state.last_at)
 
     # -- dice ---------------------------------------------------------------------------------
 

@@ -124,6 +124,9 @@ class TableState:
 
     version: int = 0
     """The number of events folded (the stream version)."""
+    last_at: int = 0
+    """When the last event was decided (ms since the epoch; 0 if none carries a time): a
+    command is never decided before it (:meth:`events.service.TableService.execute`)."""
     table_id: str = ""
     kind: str = ""
     options: e.TableOptions = e.TableOptions()

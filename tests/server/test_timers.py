@@ -461,3 +461,33 @@ async def test_a_command_that_never_ends_holds_an_expiry_back_only_so_long(
         assert await asyncio.wait_for(timers(api).fire_due(), 5) == 1
     expired = [ev for ev in await events_of(api, table) if isinstance(ev, e.TimeExpired)]
     assert [ev.player for ev in expired] == [mover.account_id]
+
+
+async def test_commands_that_reach_the_table_out_of_order_never_record_time_backwards(
+    make_api: Callable[..., Awaitable[Api]],
+) -> None:
+    """Two commands taken close together may reach the table's lock in the other order (one
+    awaited something on its way): the second decided is recorded at the first's time, not
+    before it, so the log's times never go backwards and no clock is charged backwards."""
+    clock = Clock()
+    api = await make_api(clock=clock)
+    assert api.app is not None
+    tables = api.app[TABLES]
+    table, ann, bob, mover = await opened(api, clock)
+    other = bob if mover is ann else ann
+    notation = (await api.state(table))["game"]["legal_plays"][0]["notation"]
+    clock.now += 3
+    with tables.arrival(table) as early:  # the other player's roll, taken first
+        clock.now += 1
+        with tables.arrival(table) as late:  # the mover's move, a second later
+            clock.now += 1
+            await tables.execute(
+                table, mover.account_id, c.Move(notation=notation), uuid.uuid4(), late
+            )
+        await tables.execute(table, other.account_id, c.Roll(), uuid.uuid4(), early)
+    moved, rolled = (await events_of(api, table))[-2:]
+    assert isinstance(moved, e.CheckersMoved) and moved.at == late.at == early.at + 1000
+    assert isinstance(rolled, e.DiceRolled) and rolled.at == moved.at
+    state = await tables.state(table)
+    assert state.last_at == rolled.at
+    assert clock_of(await api.state(table), other.account_id)["running"] is True
