@@ -100,7 +100,7 @@ def _version(event: RecordedEvent) -> int:
 class _Sink:
     """A live subscriber's bounded queue, filled by its partition's feed."""
 
-    __slots__ = ("batches", "count", "detached", "limit", "signal", "stream_id")
+    __slots__ = ("_waiter", "batches", "count", "detached", "limit", "stream_id")
 
     def __init__(self, limit: int, stream_id: str | None) -> None:
         self.batches: deque[list[RecordedEvent]] = deque()
@@ -108,17 +108,34 @@ class _Sink:
         self.limit = limit
         self.stream_id = stream_id
         self.detached = False
-        self.signal = asyncio.Event()
+        # A bare future rather than an asyncio.Event: a sink waits once for every batch of
+        # every socket, and Event.wait makes a coroutine and a future each time.
+        self._waiter: asyncio.Future[None] | None = None
+
+    def wake(self) -> None:
+        """Wake the subscription waiting on this sink, if one is."""
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def waiter(self) -> asyncio.Future[None]:
+        """A future done at the next :meth:`wake` (check the queue before awaiting it)."""
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+        return waiter
 
     def offer(self, batch: list[RecordedEvent]) -> bool:
         """Queue a batch; False (and detached) when it would overflow."""
         if self.count + len(batch) > self.limit:
             self.detached = True
-            self.signal.set()
+            self.wake()
             return False
         self.batches.append(batch)
         self.count += len(batch)
-        self.signal.set()
+        self.wake()
         return True
 
     def pop(self, merge: bool = False) -> list[RecordedEvent]:
@@ -268,7 +285,7 @@ class _Feed:
         self.live._report(LogHole(self.partition, missing, rest[0].position if rest else 0))
         for sink in tuple(self.log_sinks):
             sink.detached = True
-            sink.signal.set()
+            sink.wake()
         self.log_sinks.clear()
         if rest:
             self.position = rest[0].position - 1
@@ -414,7 +431,7 @@ class LiveFeed:
         for feed in self._feeds.values():
             for sink in [*feed.log_sinks, *(s for ss in feed.stream_sinks.values() for s in ss)]:
                 sink.detached = True
-                sink.signal.set()
+                sink.wake()
         self._feeds.clear()
 
     async def __aenter__(self) -> LiveFeed:
@@ -607,8 +624,7 @@ class Subscription(abc.ABC):
                 if sink.detached:
                     self._leave_live()
                     continue
-                sink.signal.clear()
-                await sink.signal.wait()
+                await sink.waiter()
                 continue
             batch = await self._read()
             n = _run(batch, self._cursor, self._key)
@@ -669,7 +685,7 @@ class Subscription(abc.ABC):
         if sink is not None:
             if self._feed is not None:
                 self._feed.detach(sink)
-            sink.signal.set()
+            sink.wake()
         self._sink = None
 
     async def __aenter__(self) -> Subscription:

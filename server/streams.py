@@ -90,6 +90,10 @@ class ThrowMessages:
         ] = collections.OrderedDict()
         self._encoded: collections.OrderedDict[tuple[str, int], bytes] = collections.OrderedDict()
 
+    def encoded(self, rec: RecordedEvent) -> bytes | None:
+        """The table stream's message for ``rec`` if it was made already (no ``await``)."""
+        return self._encoded.get((rec.stream_id, rec.version))
+
     async def message(self, app: web.Application, table_id: str, rec: RecordedEvent) -> bytes:
         """A table stream's event as every socket gets it (the same for every viewer: nothing
         on the table stream is hidden), with ``m`` after a throw; encoded once."""
@@ -180,20 +184,40 @@ def _check_after(stream: str, after: int, head: int, window: int) -> None:
         raise Resync(stream, after, head, f"version {after} is too far back; resync from the state")
 
 
-async def _followed(
-    app: web.Application, stream: str, version: int
-) -> AsyncIterator[RecordedEvent]:
-    """One stream after ``version``, as it grows. A subscription reading the database while it
-    is away ends with StoreUnavailableError: it waits and subscribes again after the last
-    version given, so that the client sees nothing but a pause."""
+async def _pump(
+    request: web.Request,
+    ws: web.WebSocketResponse,
+    table_id: str,
+    name: str,
+    version: int,
+    viewer: str | None,
+) -> None:
+    """One stream of the table after ``version`` to the socket, as it grows, straight from its
+    subscription's batches (no queue, task or generator in between: every socket waits once
+    per batch). A subscription reading the database while it is away ends with
+    StoreUnavailableError: it waits and subscribes again after the last version sent, so that
+    the client sees nothing but a pause."""
+    app = request.app
     notifier: LiveFeed = app[LIVE_FEED]
+    metrics = app[METRICS]
+    stream = table_stream(table_id) if name == "table" else chat_stream(table_id)
+    throws = app.get(THROW_MESSAGES) if name == "table" else None
     while True:
         try:
             async with notifier.subscribe_stream(stream, version) as sub:
-                async for rec in sub:
-                    yield rec
-                    version = rec.version
-            return
+                while True:
+                    try:
+                        batch = await sub.next_batch()
+                    except StopAsyncIteration:
+                        return
+                    for rec in batch:
+                        # The table's other sockets made this message already, as a rule.
+                        data = throws.encoded(rec) if throws is not None else None
+                        if data is None:
+                            data = await _stream_message(app, table_id, name, rec, viewer)
+                        await ws.send_bytes(data)
+                        metrics.sent(ws, rec.stream_id, rec.version)
+                        version = rec.version
         except StoreUnavailableError as exc:
             log.warning("stream paused: %s", exc, extra={"stream": stream})
             await asyncio.sleep(app[CONFIG].poll_interval)
@@ -513,13 +537,11 @@ async def _websocket(
     metrics.sent(ws, table_stream(table_id), after)
     metrics.sent(ws, chat_stream(table_id), chat_after)
 
-    async def writer(name: str, stream: str, version: int) -> None:
+    async def writer(name: str, version: int) -> None:
         # Each stream straight to the socket (a frame is written whole, so the two streams'
         # messages never mix): no queue and no task between the feed and the socket.
         try:
-            async for rec in _followed(request.app, stream, version):
-                await ws.send_bytes(await _stream_message(request.app, table_id, name, rec, viewer))
-                metrics.sent(ws, rec.stream_id, rec.version)
+            await _pump(request, ws, table_id, name, version, viewer)
         except ConnectionError:
             pass  # the client went away: it resumes by version
         except Exception:
@@ -529,8 +551,8 @@ async def _websocket(
             await ws.close(code=WSCloseCode.INTERNAL_ERROR, message=b"stream failed; resume")
 
     pumps = (
-        asyncio.create_task(writer("table", table_stream(table_id), after)),
-        asyncio.create_task(writer("chat", chat_stream(table_id), chat_after)),
+        asyncio.create_task(writer("table", after)),
+        asyncio.create_task(writer("chat", chat_after)),
     )
     revoked = functools.partial(
         ws.close, code=WSCloseCode.POLICY_VIOLATION, message=b"the token was revoked or expired"
