@@ -405,7 +405,9 @@ async def main() -> None:
                 await clients.connect(largest, args.seed + 100)
                 log("two processes connected")
                 await asyncio.sleep(2.0)
-                two = await measured(clients, [a, b], 0, Phase(3.0, seconds))
+                # --quick: 8 s (some 1,300 commands at 500 tables), to stay within 2 minutes.
+                two_seconds = min(seconds, 8.0) if args.quick else seconds
+                two = await measured(clients, [a, b], 0, Phase(3.0, two_seconds))
             finally:
                 await clients.close()
             one = next((h for h in human if h["tables"] == len(largest)), human[-1])
@@ -431,7 +433,7 @@ async def main() -> None:
         # The reference, alone on the machine: the stack's own cost of a command's I/O, at
         # human pace and at its fastest pace whose fan-out keeps up.
         log("the stack's floor")
-        floor_seconds, settle = (6.0, 3.0) if args.quick else (15.0, 4.0)
+        floor_seconds, settle = (5.0, 2.5) if args.quick else (15.0, 4.0)
         # At human pace, then at its fastest pace whose fan-out keeps up here (at 0.5 s its
         # one feed falls behind: fewer events sent than commands served times three, a cost it
         # then does not pay); one start-up and one set of sockets for both.
