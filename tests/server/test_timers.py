@@ -491,3 +491,25 @@ async def test_commands_that_reach_the_table_out_of_order_never_record_time_back
     state = await tables.state(table)
     assert state.last_at == rolled.at
     assert clock_of(await api.state(table), other.account_id)["running"] is True
+
+
+async def test_a_command_over_http_is_decided_at_the_time_its_body_was_in(
+    make_api: Callable[..., Awaitable[Api]],
+) -> None:
+    clock = Clock()
+    api = await make_api(clock=clock)
+    assert api.app is not None
+    table, _ann, _bob, mover = await opened(api, clock)
+    view = await api.state(table)
+    notation = view["game"]["legal_plays"][0]["notation"]
+    clock.now += 20  # 8 s of the reserve used when it arrives
+    sent = int(clock.now * 1000)
+    async with api.app[TABLES]._locks.hold(table):  # the queue of a loaded server
+        move = asyncio.create_task(api.ok(mover, table, "move", notation=notation))
+        await until(lambda: arrivals(api) == 1)
+        clock.now += 30  # decided half a minute later
+    await move
+    moved = (await events_of(api, table))[-1]
+    assert isinstance(moved, e.CheckersMoved) and moved.at == sent
+    assert clock_of(await api.state(table), mover.account_id)["reserve_ms"] == 112_000
+    assert arrivals(api) == 0
