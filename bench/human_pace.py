@@ -109,6 +109,8 @@ class _Table:
         self.last_send = 0.0
         self.tasks: list[asyncio.Task[None]] = []
         self.last_t: str | None = None
+        self.view_due = False
+        """The next look at the view is expected (a new chouette's line), not a resync."""
 
     # who is who
     def idx(self, account: str) -> int:
@@ -156,7 +158,12 @@ class _Table:
             self.next = (self.idx(self.line[0]), {"type": "roll"})
         elif t == "line_rotated":
             self.line = list(d.get("line") or self.line)
-        elif t in ("player_joined", "line_throw", "seed_window_closed"):
+        elif t == "line_throw":
+            # A new chouette's line, thrown for in the start's command: where it leaves the
+            # players (the rule that orders them is the server's) is read from the view.
+            self.next = None
+            self.view_due = True
+        elif t in ("player_joined", "seed_window_closed"):
             pass
         else:
             self.next = None  # something this client does not follow (time_expired...)
@@ -243,6 +250,8 @@ class _Table:
         if game is None or game["phase"] == "over" or not view["in_game"]:
             if view["kind"] == "money":
                 self.next = (self.idx(self.line[0]), {"type": "roll"})
+            elif game is None and not view["in_game"]:
+                self.next = (0, {"type": "start_game"})  # created, never started
             return
         if game["phase"] == "opening":
             self.next = (self.opener(), {"type": "roll"})
@@ -262,11 +271,16 @@ class _Table:
             if self.cmd is not None and self.cmd.ack is not None:
                 self.fanout_done()
             if self.next is None:
-                run.resyncs += 1
-                why = run.stats[run.phase]["why"]
-                if len(why) < 5:
-                    c = self.cmd
-                    why.append(f"resync after {self.last_t} (v {self.version}, {c and c.last_v})")
+                if self.view_due:
+                    self.view_due = False
+                else:
+                    run.resyncs += 1
+                    why = run.stats[run.phase]["why"]
+                    if len(why) < 5:
+                        c = self.cmd
+                        why.append(
+                            f"resync after {self.last_t} (v {self.version}, {c and c.last_v})"
+                        )
                 self.cmd = None
                 try:
                     await self.resync(session, base)
@@ -365,13 +379,9 @@ async def create_tables(
                     {"command_id": str(uuid.uuid4()), "command": {"type": "join"}},
                     token,
                 )
-            if kind == "chouette":
-                await _post(
-                    session,
-                    f"{base}/tables/{table_id}/commands",
-                    {"command_id": str(uuid.uuid4()), "command": {"type": "start_game"}},
-                    players[0][1],
-                )
+        # Not started: a table nobody plays stays idle (a started chouette's clocks would run
+        # out, its absent players forfeit and its next game start, around again). The
+        # clients start a chouette when they first play it (``_Table.resync``).
         return TableSpec(table_id, kind, players)
 
     return list(await asyncio.gather(*(one(first + i) for i in range(count))))
