@@ -177,13 +177,13 @@ class Arrival:
     """A command taken from a socket or a request for ``table_id`` at ``at`` (ms since the
     epoch), registered until it has been answered (a context manager)."""
 
-    __slots__ = ("_arrivals", "_waiters", "at", "table_id")
+    __slots__ = ("_answered", "_arrivals", "at", "table_id")
 
     def __init__(self, arrivals: _Arrivals, table_id: str, at: int) -> None:
         self._arrivals = arrivals
         self.table_id = table_id
         self.at = at
-        self._waiters: list[asyncio.Future[None]] | None = None
+        self._answered: asyncio.Future[None] | None = None  # made when someone waits
 
     def __enter__(self) -> Arrival:
         self._arrivals.add(self)
@@ -191,17 +191,14 @@ class Arrival:
 
     def __exit__(self, *exc_info: object) -> None:
         self._arrivals.remove(self)
-        for waiter in self._waiters or ():
-            if not waiter.done():
-                waiter.set_result(None)
+        if self._answered is not None and not self._answered.done():
+            self._answered.set_result(None)
 
     def answered(self) -> asyncio.Future[None]:
-        """A future done when this command has been answered."""
-        waiter = asyncio.get_running_loop().create_future()
-        if self._waiters is None:
-            self._waiters = []
-        self._waiters.append(waiter)
-        return waiter
+        """A future done when this command has been answered (shared by whoever waits)."""
+        if self._answered is None:
+            self._answered = asyncio.get_running_loop().create_future()
+        return self._answered
 
 
 class _Arrivals:
