@@ -248,7 +248,9 @@ class _Table:
         game = view.get("game")
         self.next = None
         if game is None or game["phase"] == "over" or not view["in_game"]:
-            if view["kind"] == "money":
+            if view["kind"] == "money" and len(view["players"]) < 2:
+                self.next = (1, {"type": "join"})  # its game starts when the second sits down
+            elif view["kind"] == "money":
                 self.next = (self.idx(self.line[0]), {"type": "roll"})
             elif game is None and not view["in_game"]:
                 self.next = (0, {"type": "start_game"})  # created, never started
@@ -360,7 +362,8 @@ async def _post(
 async def create_tables(
     session: aiohttp.ClientSession, base: str, count: int, first: int, guests: list[tuple[str, str]]
 ) -> list[TableSpec]:
-    """``count`` tables (even numbers money, odd a 4-player chouette), their games started."""
+    """``count`` tables (even numbers money, odd a 4-player chouette), not started: a money
+    table seats its first player, a chouette all four."""
     sem = asyncio.Semaphore(SETUP_CONCURRENCY)
 
     async def one(i: int) -> TableSpec:
@@ -372,14 +375,16 @@ async def create_tables(
                 session, f"{base}/tables", {"kind": kind, "name": f"bench {i}"}, players[0][1]
             )
             table_id = created["id"]
-            for _account, token in players:
+            # A money game starts when its second player sits down: they join when the
+            # clients first play the table (``_Table.resync``).
+            for _account, token in players[: 1 if kind == "money" else n]:
                 await _post(
                     session,
                     f"{base}/tables/{table_id}/commands",
                     {"command_id": str(uuid.uuid4()), "command": {"type": "join"}},
                     token,
                 )
-        # Not started: a table nobody plays stays idle (a started chouette's clocks would run
+        # Not started: a table nobody plays stays idle (a started game's clocks would run
         # out, its absent players forfeit and its next game start, around again). The
         # clients start a chouette when they first play it (``_Table.resync``).
         return TableSpec(table_id, kind, players)
