@@ -61,6 +61,12 @@ QUICK_TABLES = 2000
 P99_LIMIT_MS = 100.0
 """Saturation: the highest rate whose command p99 stays within this."""
 
+SETTLE_S = 6.0
+"""How long the tables play, once their sockets are open, before a human-pace phase is measured:
+their first commands (a money table's second player sitting down, a chouette's start and its
+line, the opening throws) cost more than play and come together, spread over a think time or
+two."""
+
 LAG_BOUNDS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, float("inf"))
 
 
@@ -379,7 +385,7 @@ async def main() -> None:
                 log(f"{len(specs)} tables")
                 sockets = await clients.connect(specs[:n], args.seed)
                 log(f"{sockets} sockets")
-                await asyncio.sleep(2.0)  # the first commands, spread over one think time
+                await asyncio.sleep(SETTLE_S)
                 grown = a.rss() - before
                 try:
                     run = await measured(clients, [a], 0, Phase(3.0, seconds))
