@@ -586,12 +586,14 @@ class Clients:
         """Run one measured phase; the clients' merged figures. Outside the phases the
         tables play on at ``after`` seconds of mean think time."""
         start_at = time.time() + 0.5
+        # The clients count from start_at to the "end": the phase's wall time is theirs, not
+        # the servers' windows' (whose scrapes an overloaded server answers late).
+        started = time.perf_counter() + (start_at - time.time())
         for conn in self.conns:
             conn.send(("phase", k, phase.think_mean, start_at, after))
         await asyncio.sleep(max(0.0, start_at - time.time()))
         if on_start is not None:
             await on_start()
-        started = time.perf_counter()
         await asyncio.sleep(phase.seconds)
         for conn in self.conns:
             conn.send(("end", k))
