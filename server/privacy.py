@@ -255,10 +255,12 @@ async def redeem_invitation(request: web.Request) -> web.Response:
             )
             if row is None:
                 raise not_found("this invitation is unknown or was revoked")
+            # One row per invitation redeemed: revoking one code leaves the access another
+            # gave (sql/021_invitation_access.sql); a code redeemed again keeps its first row.
             await conn.execute(
                 "INSERT INTO table_access (table_id, account_id, invitation_id)"
-                " VALUES ($1, $2, $3) ON CONFLICT (table_id, account_id)"
-                " DO UPDATE SET invitation_id = excluded.invitation_id, granted_at = now()",
+                " VALUES ($1, $2, $3) ON CONFLICT (table_id, account_id, invitation_id)"
+                " DO NOTHING",
                 row["table_id"],
                 account.account_id,
                 row["invitation_id"],

@@ -216,3 +216,73 @@ async def test_hostile_input_on_the_invitation_routes(api: Api) -> None:
     for name in ("%00", "a%0Ab", "x" * 101):
         (await api.request("GET", f"/me/tables?name={name}", user=owner)).problem(400)
     (await api.request("GET", "/me/tables")).problem(401)
+
+
+async def _private(api: Api, owner: User, kind: str = "money", name: str = "") -> str:
+    r = await api.request(
+        "POST",
+        "/tables",
+        user=owner,
+        json={"kind": kind, "name": name, "options": {"private": True}},
+    )
+    assert r.status == 201, r.body
+    return str(r.body["id"])
+
+
+async def _invite(api: Api, owner: User, table_id: str) -> tuple[str, str]:
+    """A new invitation to the table: its id and its code."""
+    made = await api.request("POST", f"/tables/{table_id}/invitations", user=owner)
+    assert made.status == 201, made.body
+    return made.body["invitation_id"], made.body["code"]
+
+
+async def test_revoking_one_of_two_redeemed_invitations_keeps_the_other_s_access(
+    api: Api,
+) -> None:
+    owner, friend = await api.register(), await api.register()
+    table_id = await _private(api, owner, name="Two codes")
+    (first, first_code), (second, second_code) = [await _invite(api, owner, table_id) for _ in "ab"]
+    for code in (first_code, second_code):
+        ok = await api.request("POST", "/invitations", user=friend, json={"code": code})
+        assert ok.status == 200, ok.body
+    # A code redeemed again by the same account counts once.
+    again = await api.request("POST", "/invitations", user=friend, json={"code": first_code})
+    assert again.status == 200, again.body
+    listed = await api.request("GET", f"/tables/{table_id}/invitations", user=owner)
+    assert [(i["invitation_id"], i["redeemed_by"]) for i in listed.body["invitations"]] == [
+        (first, 1),
+        (second, 1),
+    ]
+    assert api.app is not None
+    await api.app[READ_MODELS].catch_up()
+
+    # Either one revoked: the other still gives access (both orders).
+    gone = await api.request("DELETE", f"/tables/{table_id}/invitations/{second}", user=owner)
+    assert gone.status == 204
+    assert (await api.request("GET", f"/tables/{table_id}", user=friend)).status == 200
+    mine = await api.request("GET", "/me/tables", user=friend)
+    assert [t["table_id"] for t in mine.body["tables"]] == [table_id]
+    async with api.client.get(
+        f"/tables/{table_id}/events?ticket={await ticket(api.client, friend)}"
+    ) as resp:
+        assert resp.status == 200
+
+    # Both revoked: no access left.
+    gone = await api.request("DELETE", f"/tables/{table_id}/invitations/{first}", user=owner)
+    assert gone.status == 204
+    (await api.request("GET", f"/tables/{table_id}", user=friend)).problem(404)
+    assert (await api.request("GET", "/me/tables", user=friend)).body["tables"] == []
+
+
+async def test_the_first_of_two_redeemed_invitations_revoked_keeps_the_second_s_access(
+    api: Api,
+) -> None:
+    owner, friend = await api.register(), await api.register()
+    table_id = await _private(api, owner)
+    (first, first_code), (_, second_code) = [await _invite(api, owner, table_id) for _ in "ab"]
+    for code in (first_code, second_code):
+        ok = await api.request("POST", "/invitations", user=friend, json={"code": code})
+        assert ok.status == 200, ok.body
+    gone = await api.request("DELETE", f"/tables/{table_id}/invitations/{first}", user=owner)
+    assert gone.status == 204
+    assert (await api.request("GET", f"/tables/{table_id}", user=friend)).status == 200
