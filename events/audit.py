@@ -38,14 +38,21 @@ from typing import Any
 import msgspec
 
 from engine.errors import EngineError
-from events import commands as c
 from events import dice as fair
 from events import types as e
-from events.decider import decide, evolve
+from events.decider import evolve
 from events.errors import CorruptEventError
+from events.rules_check import (
+    MissingThrow,
+    RecordedThrows,
+    brief,
+    command_of,
+    decide_as,
+    dice_of,
+)
 from events.store import RecordedEvent
 from events.streams import decode_recorded, parse_stream
-from events.table import CommandError, NotAllowedError, TableState
+from events.table import CommandError, TableState
 
 __all__ = [
     "Failure",
@@ -182,10 +189,6 @@ class TableReport:
         }
 
 
-class _MissingThrow(Exception):
-    """The rules need a throw that the record does not have."""
-
-
 class _NeedMore(Exception):
     """What a command's events are found to be depends on events not read yet."""
 
@@ -226,7 +229,7 @@ _WINDOW = 64
 throws is the longest batch of throws)."""
 
 
-class _AuditDice:
+class _AuditDice(RecordedThrows):
     """The decider's dice source during an audit.
 
     A game whose seed was revealed (and matches its commitment) throws what the seed derives,
@@ -240,9 +243,8 @@ class _AuditDice:
         games: dict[int, _GameDice],
         unsettled: Callable[[_Draw], None] | None = None,
     ) -> None:
+        super().__init__()
         self.games = games
-        self.state = TableState()
-        self.batch: Sequence[tuple[int, e.Event]] = ()
         self.unsettled = unsettled
         """Told of each throw taken as recorded for a game whose seed may still be revealed
         (see :class:`StreamAudit`)."""
@@ -269,101 +271,6 @@ class _AuditDice:
         if self.unsettled is not None and (info is None or (info.commitment and not info.ended_at)):
             self.unsettled(_Draw(game, counter, clients, value))
         return value
-
-    def recorded(self, game: int, counter: int) -> int:
-        """The die at ``counter`` as the events being checked record it."""
-        index = counter - (self.state.dice_counter if game == self.state.game_no else 0)
-        for _, ev in self.batch:
-            thrown = _dice_of(ev)
-            if index < len(thrown):
-                return thrown[index]
-            index -= len(thrown)
-        raise _MissingThrow(f"the rules need another throw here (die {counter} of game {game})")
-
-
-def _dice_of(ev: e.Event) -> tuple[int, ...]:
-    """The dice an event records, in the order they were thrown."""
-    if isinstance(ev, (e.OpeningThrow, e.DiceRolled)):
-        return ev.dice
-    if isinstance(ev, e.LineThrow):
-        return tuple(ev.throws.values())
-    return ()
-
-
-def _command_of(state: TableState, event: e.Event) -> tuple[list[str], c.Command] | None:
-    """The command that must have produced ``event`` as its first event, with who may have
-    sent it (the event's player, or for a throw or start that names nobody, everyone seated).
-    None for an event that no command produces first."""
-    anyone = list(state.players) or [state.created_by]
-    player = getattr(event, "player", None)
-    by = [player] if player else anyone
-    # In a chouette the box names the cubes it acts on; a member always acts on their own,
-    # which the events name explicitly (schema 2) but the command leaves out.
-    box = state.chouette is not None and player == state.chouette.box
-    match event:
-        case e.TableCreated():
-            return [event.created_by], c.CreateTable(
-                kind=event.kind, options=event.options, name=event.name
-            )
-        case e.PlayerJoined():
-            return by, c.Join(seat=event.seat, display_name=event.display_name)
-        case e.PlayerLeft():
-            return by, c.Leave()
-        case e.GameStarted():
-            return anyone, c.StartGame()
-        case e.ClientSeedAdded():
-            return by, c.AddSeed(seed=event.seed)
-        case e.ClientSeedWaived():
-            return by, c.WaiveSeed()
-        case e.SeedWindowClosed():
-            # Closed as a throw was asked for, or by the timer: either way it is what judging
-            # the time then gives (a throw that came with it is then checked as a roll).
-            return anyone, c.Expire()
-        case e.TimeExpired():
-            return anyone, c.Expire()
-        case e.LineThrow():
-            return anyone, c.Roll()  # the line, thrown by a member's roll or by the timer
-        case e.OpeningThrow():
-            return anyone, c.Roll()
-        case e.DiceRolled():
-            return by, c.Roll()
-        case e.CheckersMoved():
-            return by, c.Move(moves=[(a, b) for a, b in event.moves])
-        case e.CubeOffered():
-            return by, c.Double(cubes=list(event.cubes) if box else [])
-        case e.CubeTaken():
-            return by, c.Take(cube=event.cube if box else "")
-        case e.CubeDropped():
-            return by, c.Drop(cube=event.cube if box else "")
-        case e.CubeBeavered():
-            return by, c.Beaver(cube=event.cube if box else "")
-        case e.ResignationOffered():
-            return by, c.Resign(level=event.level, to=list(event.to) if box else [])
-        case e.ResignationAccepted():
-            return by, c.Accept(cube=event.cube if box else "")
-        case e.ResignationDeclined():
-            return by, c.Decline(cube=event.cube if box else "")
-    return None
-
-
-def _decide_as(
-    state: TableState, actors: list[str], command: c.Command, dice: _AuditDice, now: int
-) -> list[e.Event]:
-    """Decide ``command`` at ``now`` for the first of ``actors`` whose role allows it."""
-    error: Exception | None = None
-    for actor in actors:
-        try:
-            return decide(state, actor, command, dice, now)
-        except NotAllowedError as exc:
-            error = error or exc
-    assert error is not None
-    raise error
-
-
-def _brief(event: e.Event) -> str:
-    """An event as compact JSON, for a failure's reason."""
-    text = _json.encode(event).decode()
-    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _scan_game(games: dict[int, _GameDice], version: int, ev: e.Event) -> bool:
@@ -644,7 +551,7 @@ class StreamAudit:
         """
         events, records, i, state = self._events, self._records, self._i, self._state
         version, first = events[i]
-        found = _command_of(state, first)
+        found = command_of(state, first)
         if found is None:
             report.fail(
                 "rules", version, f"no command produces a {e.tag(first)} here", e.tag(first)
@@ -656,8 +563,8 @@ class StreamAudit:
         dice.batch = events[i : i + _WINDOW]
         try:
             # The command was decided at the time its events carry (all the same).
-            decided = _decide_as(state, actors, command, dice, first.at)
-        except _MissingThrow as exc:
+            decided = decide_as(state, actors, command, dice, first.at)
+        except MissingThrow as exc:
             if not final and i + _WINDOW > len(events):
                 raise _NeedMore from None
             report.fail("rules", _batch_end(records, i, final), str(exc), e.tag(first))
@@ -795,7 +702,7 @@ def _compare(
             report.fail(
                 "rules",
                 version,
-                f"the record stops here; the rules add {e.tag(want)}: {_brief(want)}",
+                f"the record stops here; the rules add {e.tag(want)}: {brief(want)}",
                 e.tag(events[-1][1]),
             )
             return True
@@ -810,12 +717,12 @@ def _compare(
             report.fail(
                 "rules",
                 version,
-                f"{got_tag} must be followed by {e.tag(want)}: {_brief(want)}",
+                f"{got_tag} must be followed by {e.tag(want)}: {brief(want)}",
                 got_tag,
             )
             return True
         check = "rules"
-        thrown, wanted = _dice_of(got), _dice_of(want)
+        thrown, wanted = dice_of(got), dice_of(want)
         number = getattr(got, "game", None) or (
             state.game_no + 1
             if isinstance(got, e.LineThrow) and not state.in_game
@@ -829,7 +736,7 @@ def _compare(
                 f"{number} gives ({'-'.join(map(str, wanted))})"
             )
         else:
-            reason = f"recorded {_brief(got)}; the rules give {_brief(want)}"
+            reason = f"recorded {brief(got)}; the rules give {brief(want)}"
         report.fail(check, version, reason, e.tag(got))
         return True
     return False
@@ -856,7 +763,7 @@ def _same_in_schema_1(got: e.Event, want: e.Event, schema_version: int) -> bool:
 
 def _track_bad_seed(games: dict[int, _GameDice], state: TableState, ev: e.Event) -> None:
     """For a game whose revealed seed fails its commitment: does the seed derive the throws?"""
-    thrown = _dice_of(ev)
+    thrown = dice_of(ev)
     if not thrown:
         return
     info = games.get(state.game_no)
