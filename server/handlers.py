@@ -35,7 +35,7 @@ from server.keys import (
     TIMERS,
 )
 from server.loop_watch import LOOP_WATCH
-from server.problems import bad_request, forbidden, unauthorized
+from server.problems import bad_request, forbidden, not_found, unauthorized
 from server.social_options import prepare_create
 from server.table_view import table_view
 
@@ -311,12 +311,28 @@ def _token(account: auth.Account, token: str) -> TokenResponse:
 # -- tables -----------------------------------------------------------------------------------
 
 
-def _table_id(request: web.Request) -> str:
-    table_id = request.match_info["table_id"]
+def table_id_of(request: web.Request) -> str:
+    """The table id of the request's path (``{table_id}``) in its canonical form: the one
+    parser of a table id for every route of a table (the streams, the bots, the records, the
+    invitations...). An id that is no UUID names no table: the 404 an unknown table gets, never
+    the ``ValueError`` of :class:`uuid.UUID` (a 500).
+
+    A route that needs a token checks it first (:func:`current_account`), so that a caller
+    without one is told that, whatever the path says ("authorise before you look anything
+    up"). Named ``table_id_of``, not ``table_id``, because the handlers call what it returns
+    ``table_id``.
+
+    :raises Problem: 404 ``no table '<id>'``.
+    """
+    raw = request.match_info["table_id"]
     try:
-        return str(uuid.UUID(table_id))
+        return str(uuid.UUID(raw))
     except ValueError:
-        raise web.HTTPNotFound(text=f"no table {table_id!r}") from None
+        shown = raw if len(raw) <= 40 else raw[:40] + "..."
+        raise not_found(f"no table {shown!r}") from None
+
+
+_table_id = table_id_of  # the old name, until its last callers (the streams) are committed
 
 
 async def lobby(request: web.Request) -> web.Response:
@@ -374,8 +390,8 @@ async def create_table(request: web.Request) -> web.Response:
 
 
 async def get_table(request: web.Request) -> web.Response:
-    table_id = _table_id(request)
     account = await current_account(request, required=False)
+    table_id = table_id_of(request)
     tables = request.app[TABLES]
     state = await tables.state(table_id)
     head = await tables.store.chain_head(table_stream(table_id), state.version)
@@ -392,9 +408,9 @@ async def get_table(request: web.Request) -> web.Response:
 
 
 async def post_command(request: web.Request) -> web.Response:
-    table_id = _table_id(request)
     account = await current_account(request)
     assert account is not None
+    table_id = table_id_of(request)
     body = await decode_body(request, CommandEnvelope)
     # Its time, and its place before any expiry of the table (events/service.py, "Arrivals"),
     # once the whole body is here: a slow body holds up nothing.

@@ -15,7 +15,7 @@ from aiohttp import web
 from events import types as e
 from events.streams import decode_recorded, table_stream
 from server import ratelimit
-from server.handlers import _table_id, json_response, query_int
+from server.handlers import json_response, query_int, table_id_of
 from server.keys import TABLES
 from server.table_view import HistoryGame, HistorySettlement
 
@@ -85,7 +85,7 @@ async def history_page(
 
 async def handle_history(request: web.Request) -> web.Response:
     """``GET /tables/{id}/history?before=G&limit=N``: a page of the table's finished games."""
-    table_id = _table_id(request)
+    table_id = table_id_of(request)
     limits = request.app[ratelimit.LIMITS]
     limits.hit("history", limits.address(request))
     before = query_int(request, "before", 0, minimum=1) if "before" in request.query else None

@@ -23,7 +23,7 @@ from events.replay import decode_all, replayer_for
 from events.store import RecordedEvent
 from events.streams import table_stream
 from server import ratelimit
-from server.handlers import _table_id, current_account, json_response, query_int
+from server.handlers import current_account, json_response, query_int, table_id_of
 from server.keys import TABLES
 from server.problems import Problem, not_found
 from server.replay import replay_view
@@ -36,7 +36,7 @@ AUDITS = web.AppKey("audits", AuditCache)
 
 async def handle_audit(request: web.Request) -> web.Response:
     """``GET /tables/{id}/audit``: the table's audit report (200 whatever it finds)."""
-    table_id = _table_id(request)
+    table_id = table_id_of(request)
     limits = request.app[ratelimit.LIMITS]
     limits.hit("audits", limits.address(request))
     report = await request.app[AUDITS].audit(table_id)
@@ -48,8 +48,8 @@ async def handle_audit(request: web.Request) -> web.Response:
 async def handle_replay(request: web.Request) -> web.Response:
     """``GET /tables/{id}/replay?at=VERSION``: the table after that version (default: the
     latest), with the event at it in words and notation."""
-    table_id = _table_id(request)
     account = await current_account(request, required=False)
+    table_id = table_id_of(request)
     tables = request.app[TABLES]
     state = await tables.state(table_id)  # 404 for an unknown table
     # A version number is 0 or more and fits a bigint (a 400 otherwise); one the table does
@@ -70,7 +70,7 @@ async def handle_replay(request: web.Request) -> web.Response:
 async def handle_export_mat(request: web.Request) -> web.Response:
     """``GET /tables/{id}/export.mat``: the table's games as a GNU Backgammon ``.mat`` file; for
     a chouette, ``?member=ID`` names the team member whose games against the box to export."""
-    table_id = _table_id(request)
+    table_id = table_id_of(request)
     store = request.app[TABLES].store
     records = await store.read_stream(table_stream(table_id))
     if not records:
