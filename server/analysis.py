@@ -28,7 +28,7 @@ from events.store import EventStore
 from events.streams import table_stream
 from server import ratelimit
 from server.bots import kill_pool
-from server.handlers import _table_id, current_account, query_int
+from server.handlers import current_account, query_int, table_id_of
 from server.problems import Problem, not_found
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "analyse_worker",
     "finished_upto",
     "handle_analysis",
+    "no_finished_game",
     "unavailable",
 ]
 
@@ -48,6 +49,16 @@ def unavailable() -> Problem:
         "analysis-unavailable",
         "Analysis needs GNU Backgammon",
         "this server cannot analyse games: install the extra, pip install 'chouette[gnubg]'",
+    )
+
+
+def no_finished_game(table_id: str) -> Problem:
+    """The 409 of a table that has finished no game: its analysis would be of nothing."""
+    return Problem(
+        409,
+        "no-finished-game",
+        "No finished game",
+        f"no finished game yet at table {table_id}: the analysis covers finished games only",
     )
 
 
@@ -83,7 +94,7 @@ class Analyses:
     async def get(self, table_id: str, ply: int) -> bytes:
         """The analysis document (JSON) of a table's finished games at ``ply``.
 
-        :raises Problem: 404 for no such table.
+        :raises Problem: 404 for no such table; 409 for a table with no finished game.
         """
         key = (table_id, ply)
         running = self._running.get(key)
@@ -108,22 +119,22 @@ class Analyses:
             raise not_found(f"no table {table_id!r}")
         events = await asyncio.to_thread(decode_all, records)
         upto = finished_upto(events)
-        version = records[upto - 1].version if upto else 0
+        if not upto:
+            # Not an analysis of nothing: the client is told there is nothing yet to analyse.
+            raise no_finished_game(table_id)
+        version = records[upto - 1].version
         pool = self.store.pool
-        if version:
-            row = await pool.fetchrow(
-                "SELECT doc::text FROM analyses WHERE table_id = $1 AND ply = $2 AND version = $3",
-                table_id,
-                ply,
-                version,
-            )
-            if row is not None:
-                return str(row[0]).encode()
+        row = await pool.fetchrow(
+            "SELECT doc::text FROM analyses WHERE table_id = $1 AND ply = $2 AND version = $3",
+            table_id,
+            ply,
+            version,
+        )
+        if row is not None:
+            return str(row[0]).encode()
         loop = asyncio.get_running_loop()
         try:
-            future = loop.run_in_executor(
-                self._executor(), analyse_worker, events[: max(upto, 1)], ply
-            )
+            future = loop.run_in_executor(self._executor(), analyse_worker, events[:upto], ply)
             async with asyncio.timeout(self.timeout):
                 doc = await future
         except (TimeoutError, concurrent.futures.process.BrokenProcessPool) as exc:
@@ -137,17 +148,16 @@ class Analyses:
             raise Problem(
                 503, "analysis-failed", "Analysis failed", f"the analysis {why}: try again later"
             ) from None
-        if version:
-            await pool.execute(
-                "INSERT INTO analyses (table_id, ply, version, doc) VALUES ($1, $2, $3, $4::jsonb)"
-                " ON CONFLICT (table_id, ply) DO UPDATE SET version = excluded.version,"
-                " doc = excluded.doc, computed_at = now()"
-                " WHERE analyses.version < excluded.version",
-                table_id,
-                ply,
-                version,
-                doc.decode(),
-            )
+        await pool.execute(
+            "INSERT INTO analyses (table_id, ply, version, doc) VALUES ($1, $2, $3, $4::jsonb)"
+            " ON CONFLICT (table_id, ply) DO UPDATE SET version = excluded.version,"
+            " doc = excluded.doc, computed_at = now()"
+            " WHERE analyses.version < excluded.version",
+            table_id,
+            ply,
+            version,
+            doc.decode(),
+        )
         return doc
 
     def _reset(self) -> None:
@@ -165,8 +175,8 @@ ANALYSES = web.AppKey("analyses", Analyses)
 async def handle_analysis(request: web.Request) -> web.Response:
     """``GET /tables/{id}/analysis?ply=N``: the analysis of the table's finished games (anyone
     who may see the table may read it, as its view; 501 without GNU Backgammon's module)."""
-    table_id = _table_id(request)
     await current_account(request, required=False)  # a token, if sent, must be good
+    table_id = table_id_of(request)
     ply = query_int(request, "ply", 0, maximum=2)
     if not gnubg_available():
         raise unavailable()

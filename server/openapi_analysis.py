@@ -94,6 +94,10 @@ def paths(o: Any) -> dict[str, Any]:
                     400: o._problem("`ply` is not 0, 1 or 2 (`bad-request`)"),
                     401: o._problem(o.BAD_TOKEN),
                     404: o._problem(o.NO_TABLE),
+                    409: o._problem(
+                        "The table has finished no game yet: nothing to analyse"
+                        " (`no-finished-game`)"
+                    ),
                     429: o._too_many(),
                     501: o._problem(
                         "The server has no GNU Backgammon module: install the extra, `pip"

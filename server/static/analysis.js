@@ -34,7 +34,13 @@ export function analysisPanel(tableId, { show, nameOf }) {
     try {
       doc = await api.analysis(tableId);
     } catch (err) {
-      replace(body, h("p", { role: "alert", "data-testid": "analysis-error" }, err.message));
+      // 409: the table has finished no game yet, so there is nothing to analyse.
+      replace(
+        body,
+        err.status === 409
+          ? h("p", { class: "muted", "data-testid": "analysis-summary" }, "No finished game to analyse yet.")
+          : h("p", { role: "alert", "data-testid": "analysis-error" }, err.message),
+      );
       button.disabled = false;
       return;
     }

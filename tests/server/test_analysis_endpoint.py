@@ -84,9 +84,9 @@ async def test_bad_requests_for_an_analysis(api: Api) -> None:
         "GET", f"/tables/{table}/analysis", headers={"Authorization": "Bearer nonsense"}
     )
     assert r.status == 401
-    # A table with no game finished: an analysis of nothing.
+    # A table with no game finished: nothing to analyse yet.
     r = await api.request("GET", f"/tables/{table}/analysis")
-    assert r.status == 200 and r.body["games"] == [] and r.body["players"] == {}
+    assert r.problem(409, "no-finished-game")["detail"].startswith("no finished game yet")
 
 
 async def test_a_server_without_the_extra_answers_501_naming_it(
