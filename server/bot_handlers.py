@@ -21,7 +21,7 @@ from events.bots import gnubg_available
 from events.table import TableState
 from server import auth, ratelimit
 from server.bots import BOTS, bot_command_id, is_bot
-from server.handlers import current_account, decode_body, json_response
+from server.handlers import current_account, decode_body, json_response, table_id_of
 from server.keys import TABLES
 from server.problems import Problem, forbidden, not_found
 from server.table_view import TableView, table_view
@@ -37,9 +37,10 @@ NAMES = {"basic": "Basic bot", "gnubg": "GNU bot"}
 class SeatBotRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """Seat a bot at the table."""
 
-    strength: Literal["basic", "gnubg"] = "basic"
+    strength: Literal["basic", "gnubg"]
     """``basic``: the pure-Python bot; ``gnubg``: GNU Backgammon's evaluation (the server needs
-    the ``chouette[gnubg]`` extra, else a 501)."""
+    the ``chouette[gnubg]`` extra, else a 501). Required: a bot seated at a strength nobody
+    chose would be a surprise at the board."""
     seat: Annotated[int, Meta(ge=0, le=1)] | None = None
     """Money and match tables: the seat (the first free one if left out). Not for a chouette,
     where a bot joins the bottom of the line."""
@@ -57,29 +58,27 @@ class BotSeated(msgspec.Struct, kw_only=True):
     table: TableView
 
 
-def _table_id(request: web.Request) -> str:
-    raw = request.match_info["table_id"]
-    try:
-        return str(uuid.UUID(raw))
-    except ValueError:
-        raise not_found(f"no table {raw!r}") from None
-
-
-async def _creator_state(request: web.Request, table_id: str) -> tuple[str, TableState]:
-    """The caller (who must have created the table) and the table's state."""
+async def _caller(request: web.Request) -> str:
+    """The caller's account id: a token first, before the path or the body is read."""
     account = await current_account(request)
     assert account is not None
+    return account.account_id
+
+
+async def _creator_state(request: web.Request, caller: str, table_id: str) -> TableState:
+    """The table's state, for its creator only (the caller)."""
     state = await request.app[TABLES].state(table_id)
-    if state.created_by != account.account_id:
+    if state.created_by != caller:
         raise forbidden("only the table's creator may seat or remove its bots")
-    request.app[ratelimit.LIMITS].hit("commands", account.account_id)
-    return account.account_id, state
+    request.app[ratelimit.LIMITS].hit("commands", caller)
+    return state
 
 
 async def seat_bot(request: web.Request) -> web.Response:
-    table_id = _table_id(request)
+    caller = await _caller(request)
+    table_id = table_id_of(request)
     body = await decode_body(request, SeatBotRequest)
-    caller, state = await _creator_state(request, table_id)
+    state = await _creator_state(request, caller, table_id)
     if body.strength == "gnubg" and not gnubg_available():
         raise Problem(
             501,
@@ -120,9 +119,10 @@ async def seat_bot(request: web.Request) -> web.Response:
 
 
 async def remove_bot(request: web.Request) -> web.Response:
-    table_id = _table_id(request)
+    caller = await _caller(request)
+    table_id = table_id_of(request)
     bot_id = request.match_info["bot_id"]
-    caller, state = await _creator_state(request, table_id)
+    state = await _creator_state(request, caller, table_id)
     if not is_bot(bot_id) or bot_id not in state.players:
         raise not_found(f"no bot {bot_id[:64]!r} at this table")
     request.app[BOTS].forget(table_id, bot_id)

@@ -21,12 +21,16 @@ def paths(o: Any) -> dict[str, Any]:
                 "The table's creator seats a bot (docs/bots.md): a new bot account joins like"
                 " anyone"
                 " (a seat, or the bottom of a chouette's line) and the server plays it through the"
-                " same commands, at `strength` `basic` or `gnubg`. A bot waives its seeds, never"
-                " resigns, and never starts a money game. Retry-safe with `command_id`.",
+                " same commands, at the `strength` asked for (required), `basic` or `gnubg`. A"
+                " bot waives its seeds, never resigns, and never starts a money game. Retry-safe"
+                " with `command_id`.",
                 {
                     200: o._answer("A retry: the bot seated the first time", "BotSeated"),
                     201: o._answer("Seated; the table as the creator sees it", "BotSeated"),
-                    400: o._problem(f"{o.BAD_BODY}; a seat at a chouette (`invalid-command`)"),
+                    400: o._problem(
+                        f"{o.BAD_BODY}, `strength` left out (`invalid-field`, naming it); a"
+                        " seat at a chouette (`invalid-command`)"
+                    ),
                     401: o._problem(o.NO_TOKEN),
                     403: o._problem("Not the table's creator (`forbidden`)"),
                     404: o._problem(o.NO_TABLE),

@@ -30,6 +30,7 @@ async def fair(make_api: Callable[..., Awaitable[Api]]) -> Api:
 
 
 async def seat(api: Api, user: User, table: str, **body: Any) -> dict[str, Any]:
+    body.setdefault("strength", "basic")
     r = await api.request("POST", f"/tables/{table}/bots", user=user, json=body)
     assert r.status == 201, r.body
     return dict(r.body)
@@ -216,10 +217,11 @@ async def test_bad_requests_to_seat_a_bot_change_nothing(api: Api) -> None:
     table = await api.create_table(ann, "money")
     before = await api.versions(table)
     path = f"/tables/{table}/bots"
-    (await api.request("POST", f"/tables/{uuid.uuid4()}/bots", user=ann, json={})).problem(404)
-    (await api.request("POST", "/tables/not-a-table/bots", user=ann, json={})).problem(404)
-    (await api.request("POST", path, json={})).problem(401)
-    (await api.request("POST", path, user=bob, json={})).problem(403)
+    basic = {"strength": "basic"}
+    (await api.request("POST", f"/tables/{uuid.uuid4()}/bots", user=ann, json=basic)).problem(404)
+    (await api.request("POST", "/tables/not-a-table/bots", user=ann, json=basic)).problem(404)
+    (await api.request("POST", path, json=basic)).problem(401)
+    (await api.request("POST", path, user=bob, json=basic)).problem(403)
     bad = await api.request("POST", path, user=ann, json={"strength": "grandmaster"})
     assert bad.problem(400)["field"] == "strength"
     (await api.request("POST", path, user=ann, json={"seat": 2})).problem(400)
@@ -228,7 +230,7 @@ async def test_bad_requests_to_seat_a_bot_change_nothing(api: Api) -> None:
     await api.ok(ann, table, "join")
     await api.ok(bob, table, "join")
     full = await api.versions(table)
-    (await api.request("POST", path, user=ann, json={})).problem(409, "table-full")
+    (await api.request("POST", path, user=ann, json=basic)).problem(409, "table-full")
     assert await api.versions(table) == full
 
 
@@ -237,7 +239,9 @@ async def test_a_retried_seating_seats_one_bot(api: Api) -> None:
     table = await api.create_table(ann, "chouette")
     cid = str(uuid.uuid4())
     first = await seat(api, ann, table, command_id=cid)
-    again = await api.request("POST", f"/tables/{table}/bots", user=ann, json={"command_id": cid})
+    again = await api.request(
+        "POST", f"/tables/{table}/bots", user=ann, json={"command_id": cid, "strength": "basic"}
+    )
     assert again.status == 200, again.body
     assert again.body["bot_id"] == first["bot_id"] and again.body["duplicate"]
     assert [p["id"] for p in again.body["table"]["players"]] == [first["bot_id"]]
