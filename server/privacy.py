@@ -12,7 +12,10 @@ The creator hands out invitations: each is a code of 24 random bytes
 (``secrets.token_urlsafe``), shown once; the database keeps its SHA-256. Redeeming a code
 (``POST /invitations``) gives the caller's account access to the table for as long as the
 invitation is not revoked; a revoked code stops working at once, for redeeming and for the
-access it gave (a player who joined the table keeps their place as a player).
+access it gave (a player who joined the table keeps their place as a player). An account keeps
+one access row per invitation it redeemed, so that it has access while any of them is live.
+An open stream's access is checked again every session-check interval, and as a command
+arrives on it (:func:`still_see`, :class:`server.streams.SessionWatch`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import Annotated, Any
 
 import msgspec
@@ -38,7 +41,9 @@ from server.problems import Problem, bad_request, forbidden, not_found
 __all__ = [
     "guard",
     "may_see",
+    "no_table",
     "privacy_middleware",
+    "still_see",
 ]
 
 CODE_BYTES = 24
@@ -57,8 +62,8 @@ def _code_hash(code: str) -> bytes:
     return hashlib.sha256(code.encode("ascii", "replace")).digest()
 
 
-def _no_table(table_id: str) -> Problem:
-    # Word for word what an unknown table answers (events.table.TableNotFoundError).
+def no_table(table_id: str) -> Problem:
+    """Word for word what an unknown table answers (:class:`events.table.TableNotFoundError`)."""
     return not_found(f"no table {table_id!r}")
 
 
@@ -101,7 +106,56 @@ async def may_see(app: web.Application, table_id: str, account_id: str | None) -
 async def guard(app: web.Application, table_id: str, account: auth.Account | None) -> None:
     """Raise the unknown table's 404 unless ``account`` may see the table."""
     if not await may_see(app, table_id, account.account_id if account else None):
-        raise _no_table(table_id)
+        raise no_table(table_id)
+
+
+def _played_at(app: web.Application, table_id: str, account_id: str) -> bool:
+    """Whether the account ever joined the table, as this process last saw it (no query)."""
+    state = app[TABLES].cached(table_id)
+    return state is not None and any(p == account_id for p, _ in state.names)
+
+
+_STILL_INVITED = (
+    "SELECT q.table_id, q.account_id FROM unnest($1::text[], $2::text[]) AS q (table_id,"
+    " account_id) WHERE EXISTS (SELECT 1 FROM private_tables p WHERE p.table_id = q.table_id"
+    " AND p.created_by = q.account_id) OR EXISTS (SELECT 1 FROM table_access a"
+    " JOIN table_invitations i USING (invitation_id) WHERE a.table_id = q.table_id"
+    " AND a.account_id = q.account_id AND i.revoked_at IS NULL)"
+)
+
+
+async def still_see(
+    app: web.Application, pairs: Collection[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """Of ``(table_id, account_id)`` pairs, each a private table and an account that could see
+    it, those whose account still may (an open stream's, :class:`server.streams.SessionWatch`;
+    a command on it). A player keeps access as a player: found in memory, without a query. The
+    others are asked in one query whatever their number (the creator, the holders of an
+    invitation not revoked), and a pair refused there is looked for in its table's log, in
+    case its account joined through another process.
+
+    :raises StoreError: the database is away (nothing is known: the caller stops nobody).
+    """
+    out = {pair for pair in pairs if _played_at(app, *pair)}
+    asked = [pair for pair in pairs if pair not in out]
+    if not asked:
+        return out
+    with translate_errors():
+        rows = await app[ACCOUNTS_POOL].fetch(
+            _STILL_INVITED, [t for t, _ in asked], [a for _, a in asked]
+        )
+    out.update((r["table_id"], r["account_id"]) for r in rows)
+    tables = app[TABLES]
+    for table_id, account_id in asked:
+        if (table_id, account_id) in out:
+            continue
+        try:
+            state = await tables.state(table_id)
+        except TableNotFoundError:
+            continue
+        if any(p == account_id for p, _ in state.names):
+            out.add((table_id, account_id))
+    return out
 
 
 _STREAM_SUFFIXES = ("/ws", "/events")
@@ -279,13 +333,15 @@ async def redeem_invitation(request: web.Request) -> web.Response:
 
 async def my_tables(request: web.Request) -> web.Response:
     """``GET /me/tables?name=``: the private tables the caller may see (created, invited to or
-    played at), newest first; ``name`` keeps those whose name contains it (case aside). This is
-    how a club finds its standing chouette by name."""
+    played at), newest first; ``name`` keeps those whose name contains each of its words, in
+    any order and however spaced (case aside). This is how a club finds its standing chouette
+    by name."""
     account = await current_account(request)
     assert account is not None
     name = request.query.get("name", "")
     if len(name) > 100 or any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name):
         raise bad_request("name is up to 100 characters, without control characters", field="name")
+    words = name.split()
     with translate_errors():
         rows = await request.app[ACCOUNTS_POOL].fetch(
             "SELECT p.table_id, p.created_by, p.created_at, t.kind, t.name FROM private_tables p"
@@ -296,10 +352,11 @@ async def my_tables(request: web.Request) -> web.Response:
             " OR EXISTS (SELECT 1 FROM profile_table_players pp WHERE pp.table_id = p.table_id"
             " AND pp.player = $1))"
             " AND t.table_id IS NOT NULL"
-            " AND ($2 = '' OR strpos(lower(t.name), lower($2)) > 0)"
+            " AND NOT EXISTS (SELECT 1 FROM unnest($2::text[]) AS w (word)"
+            " WHERE strpos(lower(t.name), lower(w.word)) = 0)"
             " ORDER BY p.created_at DESC LIMIT 200",
             account.account_id,
-            name,
+            words,
         )
     tables: list[dict[str, Any]] = [
         {

@@ -331,7 +331,9 @@ def paths(o: Any) -> dict[str, Any]:
                 "Social",
                 "Revoke an invitation",
                 "The code stops working at once, and so does the access it gave to those who"
-                f" have not joined the table. {creator}",
+                " have not joined the table (unless another live invitation they redeemed gives"
+                " it): their open WebSocket and SSE connections close within the session-check"
+                f" interval. {creator}",
                 {
                     204: o._answer("Revoked"),
                     401: o._problem(o.NO_TOKEN),
@@ -377,7 +379,8 @@ def paths(o: Any) -> dict[str, Any]:
                 "Social",
                 "My private tables",
                 "The private tables the caller created, was invited to or played at, newest"
-                " first; `name` keeps those whose name contains it (case aside): how a club"
+                " first; `name` keeps those whose name contains each of its words, in any order"
+                " and however spaced (case aside): how a club"
                 " finds its standing chouette.",
                 {
                     200: o._answer("The tables", "MyTables"),

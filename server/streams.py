@@ -16,7 +16,8 @@ A client acts as an account with a ticket (``?ticket=``, from ``POST /tickets``:
 send headers here) or the ``Authorization`` header, never a token in the URL. A connection counts
 against the rate limits and caps of its address and account (:mod:`server.ratelimit`), and stops
 once its token is revoked or expires: a command on it is refused, and :class:`SessionWatch` closes
-it within ``Config.session_check`` seconds.
+it within ``Config.session_check`` seconds. So does a stream of a private table once its account
+may no longer see the table (the invitation that let it in revoked, :mod:`server.privacy`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import logging
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import TypeVar
 
 import msgspec
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -51,6 +53,8 @@ from server.table_view import throw_view
 log = logging.getLogger("chouette.streams")
 
 _encoder = msgspec.json.Encoder()
+
+_K = TypeVar("_K")
 
 SSE_KEEP_ALIVE = 15.0
 """Seconds between the comment lines an idle Server-Sent Events stream is sent."""
@@ -309,37 +313,49 @@ def _int_param(request: web.Request, name: str) -> int:
 # -- who is connecting ------------------------------------------------------------------------
 
 
-class SessionWatch:
-    """The open sockets by the token they act for. Every ``interval`` seconds one query asks
-    which of those tokens are still good, and the sockets of the others are stopped: a revoked
-    or expired token stops acting within the interval, however many sockets are open."""
+Stop = Callable[[], Awaitable[object]]
+"""How a socket is stopped (closed, or its stream ended)."""
 
-    def __init__(self, accounts: auth.Accounts, interval: float) -> None:
+AccessCheck = Callable[[list[tuple[str, str]]], Awaitable[set[tuple[str, str]]]]
+"""Of ``(table_id, account_id)`` pairs, those whose account may still see the private table
+(:func:`server.privacy.still_see`)."""
+
+
+class SessionWatch:
+    """The open sockets by the token they act for, and those of a private table by the table
+    and the account watching it. Every ``interval`` seconds one query asks which of those
+    tokens are still good, and another which of those accounts may still see those tables; the
+    sockets of the others are stopped: a revoked or expired token stops acting, and a revoked
+    invitation stops the streams it let in, within the interval, however many are open."""
+
+    def __init__(
+        self, accounts: auth.Accounts, interval: float, access: AccessCheck | None = None
+    ) -> None:
         self.accounts = accounts
         self.interval = interval
-        self._stops: dict[bytes, set[Callable[[], Awaitable[object]]]] = {}
+        self.access = access
+        self._stops: dict[bytes, set[Stop]] = {}
+        self._watchers: dict[tuple[str, str], set[Stop]] = {}
         self._stopping: set[asyncio.Task[object]] = set()
         self.checked_at = -1e9
         """When the last check began that found every open socket's token good or stopped it
         (``time.monotonic()``)."""
 
     @contextlib.contextmanager
-    def watching(
-        self, session: auth.Session | None, stop: Callable[[], Awaitable[object]]
-    ) -> Iterator[None]:
+    def watching(self, session: auth.Session | None, stop: Stop) -> Iterator[None]:
         """While in the block, ``stop()`` is awaited (once) if the session's token ends."""
         if session is None:
             yield
             return
-        self._stops.setdefault(session.token_hash, set()).add(stop)
-        try:
+        with _registered(self._stops, session.token_hash, stop):
             yield
-        finally:
-            stops = self._stops.get(session.token_hash)
-            if stops is not None:
-                stops.discard(stop)
-                if not stops:
-                    del self._stops[session.token_hash]
+
+    @contextlib.contextmanager
+    def watching_access(self, table_id: str, account_id: str, stop: Stop) -> Iterator[None]:
+        """While in the block, ``stop()`` is awaited (once) if the account may no longer see
+        the private table (the invitation that let it in was revoked)."""
+        with _registered(self._watchers, (table_id, account_id), stop):
+            yield
 
     async def run(self) -> None:
         while True:
@@ -347,7 +363,12 @@ class SessionWatch:
             await self.check()
 
     async def check(self) -> None:
-        """Stop the sockets whose token is no longer good (the database away: none)."""
+        """Stop the sockets whose token is no longer good, then those whose account may no
+        longer see their private table (the database away: none)."""
+        await self._check_tokens()
+        await self._check_access()
+
+    async def _check_tokens(self) -> None:
         asked = list(self._stops)
         began = time.monotonic()
         if not asked:
@@ -360,13 +381,39 @@ class SessionWatch:
             return
         self.checked_at = began
         # Only the tokens asked about: a socket opened during the query is not judged by it.
-        for digest in asked:
-            if digest in valid:
-                continue
-            for stop in self._stops.pop(digest, ()):
+        self._stop_all(self._stops, [digest for digest in asked if digest not in valid])
+
+    async def _check_access(self) -> None:
+        asked = list(self._watchers)
+        if not asked or self.access is None:
+            return
+        try:
+            allowed = await self.access(asked)
+        except StoreError as exc:
+            log.warning("cannot check the sockets' access to private tables: %s", exc)
+            return
+        self._stop_all(self._watchers, [pair for pair in asked if pair not in allowed])
+
+    def _stop_all(self, stops: dict[_K, set[Stop]], keys: list[_K]) -> None:
+        for key in keys:
+            for stop in stops.pop(key, ()):
                 task: asyncio.Task[object] = asyncio.ensure_future(stop())
                 self._stopping.add(task)
                 task.add_done_callback(self._stopping.discard)
+
+
+@contextlib.contextmanager
+def _registered(stops: dict[_K, set[Stop]], key: _K, stop: Stop) -> Iterator[None]:
+    """``stop`` in ``stops[key]`` while in the block (the key gone with its last stop)."""
+    stops.setdefault(key, set()).add(stop)
+    try:
+        yield
+    finally:
+        left = stops.get(key)
+        if left is not None:
+            left.discard(stop)
+            if not left:
+                del stops[key]
 
 
 WATCH = web.AppKey("session_watch", SessionWatch)
@@ -398,7 +445,9 @@ EVENT_STREAMS = web.AppKey("event_streams", EventStreams)
 
 async def watch_sessions(app: web.Application) -> AsyncIterator[None]:
     """The app's :class:`SessionWatch` (a cleanup context, after the database's)."""
-    watch = app[WATCH] = SessionWatch(app[auth.ACCOUNTS], app[CONFIG].session_check)
+    watch = app[WATCH] = SessionWatch(
+        app[auth.ACCOUNTS], app[CONFIG].session_check, functools.partial(privacy.still_see, app)
+    )
     async with running(watch.run()):
         yield
 
@@ -474,6 +523,28 @@ async def _still_valid(
 
 async def _set(event: asyncio.Event) -> None:
     event.set()
+
+
+def _watching_access(
+    app: web.Application, table_id: str, viewer: str | None, stop: Stop
+) -> contextlib.AbstractContextManager[None]:
+    """A stream of a private table (``viewer`` None: of a public one, or anonymous, and not
+    watched): stopped by :class:`SessionWatch` once the viewer may no longer see the table."""
+    if viewer is None:
+        return contextlib.nullcontext()
+    return app[WATCH].watching_access(table_id, viewer, stop)
+
+
+async def _may_still_see(app: web.Application, table_id: str, viewer: str | None) -> bool:
+    """Whether a socket's account may still see its private table (checked as a command
+    arrives; a player without a query). The database away: yes (the command itself is
+    answered with a 503)."""
+    if viewer is None:
+        return True
+    try:
+        return (table_id, viewer) in await privacy.still_see(app, [(table_id, viewer)])
+    except StoreError:
+        return True
 
 
 async def _announce(
@@ -557,9 +628,14 @@ async def _websocket(
     revoked = functools.partial(
         ws.close, code=WSCloseCode.POLICY_VIOLATION, message=b"the token was revoked or expired"
     )
+    uninvited = functools.partial(
+        ws.close, code=WSCloseCode.POLICY_VIOLATION, message=b"the invitation was revoked"
+    )
+    private = state.options.private and viewer is not None
     with (
         request.app[LOBBY].watching(table_id, viewer not in state.players),
         request.app[WATCH].watching(session, revoked),
+        _watching_access(request.app, table_id, viewer if private else None, uninvited),
         request.app[PRESENCE].connected(table_id, viewer) as watcher,
     ):
         announcer = asyncio.create_task(_announce(request.app, table_id, watcher, ws.send_bytes))
@@ -585,6 +661,21 @@ async def _websocket(
                             )
                         )
                         await revoked()
+                        break
+                    if private and not await _may_still_see(request.app, table_id, viewer):
+                        # Its invitation revoked since it connected: what the command would
+                        # be answered for a table that does not exist, and the socket closes.
+                        gone = privacy.no_table(table_id)
+                        await ws.send_bytes(
+                            _encoder.encode(
+                                {
+                                    "ctl": "error",
+                                    "command_id": _command_id(msg.data),
+                                    "problem": gone.body(),
+                                }
+                            )
+                        )
+                        await uninvited()
                         break
                     reply = await _ws_command(request, table_id, account, msg.data, arrival)
                 try:
@@ -707,6 +798,12 @@ async def _sse(
     with (
         request.app[LOBBY].watching(table_id, viewer not in state.players),
         request.app[WATCH].watching(session, functools.partial(_set, stopped)),
+        _watching_access(
+            request.app,
+            table_id,
+            viewer if state.options.private else None,
+            functools.partial(_set, stopped),
+        ),
         request.app[EVENT_STREAMS].open(stopped),
         request.app[PRESENCE].connected(table_id, viewer) as watcher,
     ):

@@ -5,10 +5,13 @@ working, for redeeming and for the access it gave."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from conftest import Api, User, ticket
+from aiohttp import WSCloseCode
+from conftest import Api, User, WsClient, connect, read_sse, ticket
 
 from server.keys import LOBBY
 from server.social_handlers import READ_MODELS
@@ -286,3 +289,114 @@ async def test_the_first_of_two_redeemed_invitations_revoked_keeps_the_second_s_
     gone = await api.request("DELETE", f"/tables/{table_id}/invitations/{first}", user=owner)
     assert gone.status == 204
     assert (await api.request("GET", f"/tables/{table_id}", user=friend)).status == 200
+
+
+MakeApi = Callable[..., Awaitable[Api]]
+
+
+async def _closed_within(sock: WsClient, seconds: float) -> None:
+    async with asyncio.timeout(seconds):
+        assert sock.task is not None
+        await sock.task
+
+
+async def test_a_revoked_watcher_s_streams_close_within_the_session_check(
+    make_api: MakeApi,
+) -> None:
+    api = await make_api(session_check=0.3)
+    owner, watcher, twice = [await api.register() for _ in range(3)]
+    table_id = await _private(api, owner, name="Watched")
+    await api.ok(owner, table_id, "join")
+    (revoked, code), (_, other_code) = [await _invite(api, owner, table_id) for _ in "ab"]
+    for who, codes in ((watcher, [code]), (twice, [code, other_code])):
+        for c in codes:
+            ok = await api.request("POST", "/invitations", user=who, json={"code": c})
+            assert ok.status == 200, ok.body
+    sock = await connect(api.client, table_id, watcher)
+    kept = await connect(api.client, table_id, twice)  # the other code still lets them in
+    player = await connect(api.client, table_id, owner)
+    events = await api.client.get(
+        f"/tables/{table_id}/events?ticket={await ticket(api.client, watcher)}"
+    )
+    assert events.status == 200
+    head, _ = await api.versions(table_id)
+    assert len(await read_sse(events, head)) == head
+    await asyncio.sleep(1)  # checked a few times, and still allowed
+    assert sock.task is not None and not sock.task.done()
+
+    gone = await api.request("DELETE", f"/tables/{table_id}/invitations/{revoked}", user=owner)
+    assert gone.status == 204
+    # A socket that sends nothing is closed by the server, and the event stream ends.
+    await _closed_within(sock, 5)
+    assert sock.ws.close_code == WSCloseCode.POLICY_VIOLATION
+    async with asyncio.timeout(5):
+        while await events.content.readline():
+            pass
+    events.close()
+
+    # What is said afterwards reaches those who still have access, and not the revoked one.
+    await api.ok(owner, table_id, "chat", text="after the revocation")
+    for still in (kept, player):
+        await still.wait_for(
+            lambda c: any(m["d"].get("text") == "after the revocation" for m in c.stream("chat"))
+        )
+        assert still.task is not None and not still.task.done()
+    assert not any(m["d"].get("text") == "after the revocation" for m in sock.stream("chat"))
+    await kept.close()
+    await player.close()
+
+
+async def test_a_revoked_watcher_s_command_on_an_open_socket_is_refused(
+    make_api: MakeApi,
+) -> None:
+    # The periodic check is slow here: the refusal comes from the command's own check.
+    api = await make_api(session_check=60)
+    owner, watcher = await api.register(), await api.register()
+    table_id = await _private(api, owner)
+    await api.ok(owner, table_id, "join")
+    invitation, code = await _invite(api, owner, table_id)
+    assert (await api.request("POST", "/invitations", user=watcher, json={"code": code})).status
+    sock = await connect(api.client, table_id, watcher)
+    await sock.wait_version(1)
+
+    gone = await api.request("DELETE", f"/tables/{table_id}/invitations/{invitation}", user=owner)
+    assert gone.status == 204
+    before = await api.versions(table_id)
+    for command in ({"type": "join"}, {"type": "chat", "text": "still here?"}):
+        refused = await sock.command(command)
+        # What a command for a table that does not exist answers.
+        assert refused["ctl"] == "error", refused
+        assert refused["problem"]["status"] == 404, refused
+        assert refused["problem"]["detail"] == f"no table {table_id!r}", refused
+        if sock.task is not None and sock.task.done():
+            break
+    assert await api.versions(table_id) == before
+    await _closed_within(sock, 5)
+    assert sock.ws.close_code == WSCloseCode.POLICY_VIOLATION
+
+
+async def test_my_tables_match_the_words_of_a_name_in_any_order_and_spacing(api: Api) -> None:
+    owner = await api.register()
+    club = await _private(api, owner, "chouette", "The Thursday club")
+    other = await _private(api, owner, "chouette", "Friday night")
+    assert api.app is not None
+    await api.app[READ_MODELS].catch_up()
+
+    async def found(name: str) -> list[str]:
+        r = await api.request("GET", f"/me/tables?name={name}", user=owner)
+        assert r.status == 200, r.body
+        return [t["table_id"] for t in r.body["tables"]]
+
+    for name in (
+        "thursday",
+        "club%20thursday",
+        "%20%20THURSDAY%20%20%20club%20",
+        "thurs%20%20club",
+        "club%20the",
+        "Club",
+    ):
+        assert await found(name) == [club], name
+    for name in ("friday%20club", "thursdayclub", "thursday%20night"):
+        assert await found(name) == [], name
+    assert await found("NIGHT%20%20friday") == [other]
+    assert set(await found("")) == set(await found("%20%20")) == {club, other}
