@@ -1,5 +1,6 @@
-"""The profiles read model: per player and table kind, games, matches played and won, gammons,
-the ledger and the time played; per player and table, the tables played at (the recent tables)
+"""The profiles read model: per player, table kind and privacy (private tables apart, which
+only the player's own profile counts), games, matches played and won, gammons, the ledger and
+the time played; per player and table, the tables played at (the recent tables)
 and each one's ledger; and per player and day, chouette winnings (the leaderboard over a
 period). Kept by a projector of the log; times are the events' own, so a rebuild writes the
 same rows.
@@ -78,12 +79,13 @@ class _Batch:
     cut into batches."""
 
     tables: dict[str, _Table] = field(default_factory=dict)
-    stats: dict[tuple[str, str], _Stats] = field(default_factory=dict)
+    stats: dict[tuple[str, str, bool], _Stats] = field(default_factory=dict)
     played: dict[tuple[str, str], _Played] = field(default_factory=dict)
     daily: dict[tuple[str, dt.date], list[int]] = field(default_factory=dict)
 
-    def stat(self, player: str, kind: str) -> _Stats:
-        key = (player, kind)
+    def stat(self, player: str, table: _Table) -> _Stats:
+        """The sums to add for ``player`` at tables of this one's kind and privacy."""
+        key = (player, table.kind, table.private)
         if key not in self.stats:
             self.stats[key] = _Stats()
         return self.stats[key]
@@ -149,7 +151,7 @@ class ProfilesProjector(ReadModel):
                 self._game_ended(batch, table_id, table, event)
             case e.MatchEnded(winner=winner):
                 for p in table.game_players:
-                    st = batch.stat(p, table.kind)
+                    st = batch.stat(p, table)
                     st.matches += 1
                     st.matches_won += int(p == winner)
 
@@ -172,7 +174,7 @@ class ProfilesProjector(ReadModel):
             gammons[ev.winner] = 1
         for p in dict.fromkeys([*table.game_players, *amounts]):
             amount = amounts.get(p, 0)
-            st = batch.stat(p, kind)
+            st = batch.stat(p, table)
             st.games += 1
             st.games_won += int(amount > 0) if kind == "chouette" else int(p == ev.winner)
             st.gammons += gammons.get(p, 0)
@@ -203,9 +205,10 @@ class ProfilesProjector(ReadModel):
         stats = t("profile_stats")
         if batch.stats:
             await conn.executemany(
-                f"INSERT INTO {stats} (player, kind, games, games_won, matches, matches_won,"
-                " gammons, ledger, ms_played) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
-                " ON CONFLICT (player, kind) DO UPDATE SET"
+                f"INSERT INTO {stats} (player, kind, private, games, games_won, matches,"
+                " matches_won, gammons, ledger, ms_played)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+                " ON CONFLICT (player, kind, private) DO UPDATE SET"
                 f" games = {stats}.games + excluded.games,"
                 f" games_won = {stats}.games_won + excluded.games_won,"
                 f" matches = {stats}.matches + excluded.matches,"
@@ -217,6 +220,7 @@ class ProfilesProjector(ReadModel):
                     (
                         p,
                         kind,
+                        private,
                         s.games,
                         s.games_won,
                         s.matches,
@@ -225,7 +229,7 @@ class ProfilesProjector(ReadModel):
                         s.ledger,
                         s.ms_played,
                     )
-                    for (p, kind), s in batch.stats.items()
+                    for (p, kind, private), s in batch.stats.items()
                 ],
             )
         tpp = t("profile_table_players")
@@ -254,14 +258,19 @@ class ProfilesProjector(ReadModel):
 async def player_profile(
     store: EventStore, account_id: str, *, show_private: bool, recent: int
 ) -> dict[str, Any]:
-    """A player's statistics per table kind and their ``recent`` latest tables (a private
-    table only when ``show_private``: the player's own profile)."""
+    """A player's statistics per table kind and their ``recent`` latest tables. Private tables
+    count, and are listed, only when ``show_private`` (the player's own profile): to anyone
+    else the player's statistics are as if those tables had never been played."""
     with translate_errors():
         async with store.pool.acquire() as conn:
             stats = await conn.fetch(
-                "SELECT kind, games, games_won, matches, matches_won, gammons, ledger, ms_played"
-                " FROM profile_stats WHERE player = $1 ORDER BY kind",
+                "SELECT kind, sum(games)::bigint AS games, sum(games_won)::bigint AS games_won,"
+                " sum(matches)::bigint AS matches, sum(matches_won)::bigint AS matches_won,"
+                " sum(gammons)::bigint AS gammons, sum(ledger)::bigint AS ledger,"
+                " sum(ms_played)::bigint AS ms_played FROM profile_stats"
+                " WHERE player = $1 AND ($2 OR NOT private) GROUP BY kind ORDER BY kind",
                 account_id,
+                show_private,
             )
             tables = await conn.fetch(
                 "SELECT p.table_id, p.kind, t.name, t.private, p.first_at, p.last_at, p.games,"

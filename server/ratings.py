@@ -141,20 +141,42 @@ async def match_ratings(store: EventStore, table_id: str) -> list[dict[str, Any]
     return [_change(r) for r in rows]
 
 
-async def rating_history(store: EventStore, player: str, limit: int) -> list[dict[str, Any]]:
-    """A player's latest rated matches, newest first."""
+_AT_PRIVATE = "EXISTS (SELECT 1 FROM private_tables p WHERE p.table_id = h.table_id)"
+"""Whether the rated match ``h`` was at a private table (its row written before the table was
+created, server/privacy.py: never missing, however far the read models have got)."""
+
+
+async def rating_history(
+    store: EventStore, player: str, limit: int, *, show_private: bool = True
+) -> list[dict[str, Any]]:
+    """A player's latest rated matches, newest first; those at private tables only when
+    ``show_private`` (the player's own profile)."""
     with translate_errors():
         rows = await store.pool.fetch(
-            _HISTORY + " WHERE player = $1 ORDER BY at DESC, table_id LIMIT $2", player, limit
+            _HISTORY + f" h WHERE player = $1 AND ($3 OR NOT {_AT_PRIVATE})"
+            " ORDER BY at DESC, table_id LIMIT $2",
+            player,
+            limit,
+            show_private,
         )
     return [_change(r) for r in rows]
 
 
-async def player_rating(store: EventStore, player: str) -> dict[str, Any]:
-    """A player's rating and experience (1500 and 0 before their first rated match)."""
+async def player_rating(
+    store: EventStore, player: str, *, show_private: bool = True
+) -> dict[str, Any]:
+    """A player's rating and experience (1500 and 0 before their first rated match). Unless
+    ``show_private``, the experience, matches and wins leave out the rated matches at private
+    tables; the rating is the player's one rating, the leaderboard's, whatever it came from."""
     with translate_errors():
         row = await store.pool.fetchrow(
-            "SELECT rating, experience, matches, won FROM ratings WHERE player = $1", player
+            "SELECT r.rating, r.experience - x.length AS experience, r.matches - x.matches"
+            " AS matches, r.won - x.won AS won FROM ratings r, LATERAL (SELECT"
+            " coalesce(sum(h.length), 0)::integer AS length, count(*)::integer AS matches,"
+            " (count(*) FILTER (WHERE h.won))::integer AS won FROM rating_history h"
+            f" WHERE h.player = r.player AND NOT $2 AND {_AT_PRIVATE}) x WHERE r.player = $1",
+            player,
+            show_private,
         )
     if row is None:
         return {"rating": START_RATING, "experience": 0, "matches": 0, "won": 0}

@@ -113,20 +113,12 @@ async def player(request: web.Request) -> web.Response:
     }
     body.update(await player_profile(store, account_id, show_private=own, recent=recent))
     rated = not (row["guest"] or row["bot"])
-    body["rating"] = await player_rating(store, account_id) if rated else None
-    history = await rating_history(store, account_id, recent) if rated else []
-    if not own:
-        # A rated match at a private table is the player's own business.
-        with translate_errors():
-            hidden = {
-                r["table_id"]
-                for r in await request.app[ACCOUNTS_POOL].fetch(
-                    "SELECT table_id FROM private_tables WHERE table_id = ANY($1)",
-                    [h["table_id"] for h in history],
-                )
-            }
-        history = [h for h in history if h["table_id"] not in hidden]
-    body["rating_history"] = history
+    # A private table is the player's own business: to anyone else, its rated matches are
+    # neither counted nor listed.
+    body["rating"] = await player_rating(store, account_id, show_private=own) if rated else None
+    body["rating_history"] = (
+        await rating_history(store, account_id, recent, show_private=own) if rated else []
+    )
     return json_response(body)
 
 

@@ -198,8 +198,10 @@ def paths(o: Any) -> dict[str, Any]:
                 "A player's profile",
                 "Display name, when they joined, statistics per table kind (games, matches"
                 " played and won, gammons, the ledger, time played), their recent tables with"
-                " links to the replays, their rating and its history. Private tables are listed"
-                " to the player only. Read models of the log: a moment behind the tables."
+                " links to the replays, their rating and its history. To anyone but the player,"
+                " private tables are neither listed nor counted (statistics, and the rating's"
+                " experience, matches and wins). Read models of the log: a moment behind the"
+                " tables."
                 " Limited per address (`CHOUETTE_RATE_SOCIAL`).",
                 {
                     200: o._answer("The profile", "Profile"),

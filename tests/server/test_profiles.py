@@ -294,3 +294,112 @@ async def test_unknown_players_and_tables(api: Api) -> None:
     (await api.request("GET", "/tables/not-a-uuid/ratings")).problem(404)
     bad = await api.request("GET", "/players/nobody", headers={"Authorization": "Bearer nope"})
     bad.problem(401)
+
+
+async def test_a_stranger_sees_nothing_of_a_player_s_private_tables(
+    api: Api, store: EventStore, owner_store: EventStore
+) -> None:
+    a, b, c_, d = [await api.register() for _ in range(4)]
+    stranger = await api.register()
+    rng = random.Random(27)
+    tables: list[tuple[str, list[e.Event]]] = []
+    private: set[str] = set()
+    for hidden in (False, True, False, True):
+        for kind in ("money", "match", "chouette"):
+            table_id = str(uuid.uuid4())
+            r = random.Random(rng.getrandbits(64))
+            if kind == "chouette":
+                sim: SimulatedTable = simulate_chouette(
+                    table_id,
+                    players=(a.account_id, b.account_id, c_.account_id, d.account_id),
+                    games=2,
+                    options=e.TableOptions(private=hidden),
+                    rng=r,
+                )
+            else:
+                pair = (a.account_id, b.account_id)
+                options = e.TableOptions(
+                    private=hidden,
+                    **({"match_length": 3, "rated": True} if kind == "match" else {}),
+                )
+                sim = simulate_table(
+                    table_id, kind=kind, options=options, games=2, rng=r, players=pair
+                )
+                if kind == "match" and not sim.state.match_winner:
+                    sim.run(pair[1], c.Leave(), r)  # the match forfeited
+            if hidden:  # as the server does, before the table is created (server/privacy.py)
+                await store.pool.execute(
+                    "INSERT INTO private_tables (table_id, created_by) VALUES ($1, $2)",
+                    table_id,
+                    a.account_id,
+                )
+            await store.append(
+                table_stream(table_id),
+                [new_event(ev) for ev in sim.events],
+                expected_version=0,
+                command_id=uuid.uuid4(),
+            )
+            tables.append((table_id, sim.events))
+            if hidden:
+                private.add(table_id)
+    assert api.app is not None
+    await api.app[READ_MODELS].catch_up()
+    everything = _expected(tables)
+    public = _expected([t for t in tables if t[0] not in private])
+
+    def stats(want: dict[str, Any], player: str) -> dict[str, Any]:
+        return {
+            kind: {
+                "games": st["games"],
+                "games_won": st["games_won"],
+                "matches": st["matches"],
+                "matches_won": st["matches_won"],
+                "gammons": st["gammons"],
+                "ledger": st["ledger"],
+                "seconds_played": st["ms_played"] // 1000,
+            }
+            for (p, kind), st in want["stats"].items()
+            if p == player
+        }
+
+    def rated(player: str, only: set[str] | None = None) -> tuple[int, int, int]:
+        """Experience, rated matches and those won, at ``only`` those tables."""
+        length = matches = won = 0
+        for table_id, events in tables:
+            created = events[0]
+            assert isinstance(created, e.TableCreated)
+            if (only is not None and table_id not in only) or not created.options.rated:
+                continue
+            ended = [ev for ev in events if isinstance(ev, e.MatchEnded)]
+            assert ended, table_id
+            length += created.options.match_length
+            matches += 1
+            won += int(ended[0].winner == player)
+        return length, matches, won
+
+    shown = {t for t, _ in tables if t not in private}
+    for user in (a, b):
+        mine = await api.request("GET", f"/players/{user.username}?recent=100", user=user)
+        assert mine.status == 200, mine.body
+        assert mine.body["stats"] == stats(everything, user.account_id)
+        assert {t["table_id"] for t in mine.body["recent_tables"]} == {t for t, _ in tables}
+        r = mine.body["rating"]
+        assert (r["experience"], r["matches"], r["won"]) == rated(user.account_id)
+        assert {h["table_id"] for h in mine.body["rating_history"]} & private
+
+        for viewer in (stranger, None):
+            seen = await api.request("GET", f"/players/{user.username}?recent=100", user=viewer)
+            assert seen.status == 200, seen.body
+            # Every count as if the private tables had never been played.
+            assert seen.body["stats"] == stats(public, user.account_id), user.username
+            assert seen.body["stats"] != mine.body["stats"]
+            assert {t["table_id"] for t in seen.body["recent_tables"]} == shown
+            r = seen.body["rating"]
+            assert (r["experience"], r["matches"], r["won"]) == rated(user.account_id, shown)
+            assert r["rating"] == mine.body["rating"]["rating"]  # the one rating (a choice)
+            assert not {h["table_id"] for h in seen.body["rating_history"]} & private
+
+    # A rebuild from the log equals the live read model.
+    before = await snapshot(store.pool, ProfilesProjector.tables)
+    await rebuild(owner_store, ProfilesProjector, batch_size=7)
+    assert await snapshot(store.pool, ProfilesProjector.tables) == before
