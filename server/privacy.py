@@ -34,7 +34,7 @@ from events.errors import translate_errors
 from events.table import TableNotFoundError
 from events.types import END_OF_STRING
 from server import auth, ratelimit
-from server.handlers import current_account, decode_body, json_response
+from server.handlers import current_account, decode_body, json_response, table_id_of
 from server.keys import ACCOUNTS_POOL, TABLES
 from server.problems import Problem, bad_request, forbidden, not_found
 
@@ -170,13 +170,12 @@ async def privacy_middleware(
     that names no table (so a bad body, a missing token or the order of the checks tell
     nothing), and the answer names the id that was asked for. (The streams call :func:`guard`
     where they look the table up.)"""
-    raw = request.match_info.get("table_id")
-    if raw is None or request.path.endswith(_STREAM_SUFFIXES):
+    if _TABLE_ID not in request.match_info or request.path.endswith(_STREAM_SUFFIXES):
         return await handler(request)
     try:
-        table_id = str(uuid.UUID(raw))
-    except ValueError:
-        return await handler(request)  # the handler's own 404
+        table_id = table_id_of(request)
+    except Problem:
+        return await handler(request)  # the handler's own 404 (after its token's check)
     if await _private_creator(request.app, table_id) is None:
         return await handler(request)
     try:
@@ -206,7 +205,7 @@ async def _creator_of(request: web.Request) -> tuple[str, auth.Account]:
     """The table of the path and its creator, the caller (the middleware let them see it)."""
     account = await current_account(request)
     assert account is not None
-    table_id = str(uuid.UUID(request.match_info["table_id"]))
+    table_id = table_id_of(request)
     creator = await _private_creator(request.app, table_id)
     if creator is None:
         tables = request.app[TABLES]

@@ -578,8 +578,9 @@ class _Envelope(msgspec.Struct):
 
 async def websocket(request: web.Request) -> web.StreamResponse:
     """``GET /tables/{id}/ws?after=N&chat_after=M``: events out, commands in."""
-    table_id = h._table_id(request)
     async with _admitted(request) as session:
+        # Who connects first (a bad ticket or token is a 401 whatever the path), then the path.
+        table_id = h.table_id_of(request)
         return await _websocket(request, table_id, session)
 
 
@@ -750,8 +751,8 @@ def _last_event_id(request: web.Request) -> tuple[int, int]:
 async def sse(request: web.Request) -> web.StreamResponse:
     """``GET /tables/{id}/events``: the same events as Server-Sent Events; ``id`` is
     ``<table version>.<chat version>`` so ``Last-Event-ID`` resumes both streams."""
-    table_id = h._table_id(request)
     async with _admitted(request) as session:
+        table_id = h.table_id_of(request)
         return await _sse(request, table_id, session)
 
 
