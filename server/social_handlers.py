@@ -20,7 +20,7 @@ from aiohttp import web
 
 from events.errors import translate_errors
 from server import privacy, ratelimit
-from server.handlers import _table_id, current_account, json_response, query_int
+from server.handlers import current_account, json_response, query_int, table_id_of
 from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, METRICS, TABLES
 from server.problems import bad_request, not_found
 from server.profiles import ProfilesProjector, chouette_winnings, player_profile
@@ -42,6 +42,10 @@ _USERNAME = re.compile(r"[A-Za-z0-9_.-]{3,32}")
 _ACCOUNT_ID = re.compile(r"[ugb]_[0-9a-f]{8,32}")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _MAX_DAYS = 3660
+FIRST_DAY = dt.date(1970, 1, 1)
+"""The first day a leaderboard counts (the Unix epoch: no event of this server is older). A day
+before it is a 400, and the default ``since`` is never before it, so that counting 29 days back
+from ``until`` never leaves the calendar (``0001-01-01`` minus a day is an OverflowError)."""
 
 
 async def read_models(app: web.Application) -> AsyncIterator[None]:
@@ -126,7 +130,8 @@ async def table_ratings(request: web.Request) -> web.Response:
     """``GET /tables/{id}/ratings``: a rated match's rating change for both players (none
     before the match is over, or for a table that is not rated)."""
     _limit(request)
-    table_id = _table_id(request)
+    await current_account(request, required=False)  # a token, if sent, must be good
+    table_id = table_id_of(request)
     tables = request.app[TABLES]
     state = tables.cached(table_id) or await tables.state(table_id)
     changes = await match_ratings(tables.store, table_id)
@@ -170,18 +175,24 @@ def _date(request: web.Request, name: str, default: dt.date) -> dt.date:
     if not _DATE.fullmatch(raw):
         raise bad_request(f"{name} must be a date as YYYY-MM-DD, not {shown!r}", field=name)
     try:
-        return dt.date.fromisoformat(raw)
+        day = dt.date.fromisoformat(raw)
     except ValueError:
         raise bad_request(f"{name} is not a day of the calendar: {shown!r}", field=name) from None
+    if day < FIRST_DAY:
+        raise bad_request(
+            f"{name} must be a day from {FIRST_DAY} to {dt.date.max}, not {raw}", field=name
+        )
+    return day
 
 
 async def chouette_leaderboard(request: web.Request) -> web.Response:
     """``GET /leaderboards/chouette?since=YYYY-MM-DD&until=YYYY-MM-DD``: chouette winnings
-    (points) over those UTC days, inclusive (default: the last 30 days); ``limit``, ``offset``."""
+    (points) over those UTC days, inclusive (default: the last 30 days), each from
+    :data:`FIRST_DAY`; ``limit``, ``offset``."""
     _limit(request)
     today = dt.datetime.now(dt.UTC).date()
     until = _date(request, "until", today)
-    since = _date(request, "since", until - dt.timedelta(days=29))
+    since = _date(request, "since", max(FIRST_DAY, until - dt.timedelta(days=29)))
     if since > until:
         raise bad_request("since must be on or before until", field="since")
     if (until - since).days >= _MAX_DAYS:

@@ -276,20 +276,26 @@ def paths(o: Any) -> dict[str, Any]:
                 "Social",
                 "The chouette leaderboard",
                 "Chouette winnings (points) over a period of UTC days, inclusive, best first;"
-                " by default the last 30 days. A period is at most 3660 days.",
+                " by default the last 30 days. A period is at most 3660 days, from 1970-01-01.",
                 {
                     200: o._answer("The leaderboard", "ChouetteLeaderboard"),
                     400: o._problem(
-                        "A date that is not YYYY-MM-DD, `since` after `until`, a period too long, or a parameter out of range (`bad-request`)"
+                        "A date that is not YYYY-MM-DD or is before 1970-01-01, `since` after `until`, a period too long, or a parameter out of range (`bad-request`)"
                     ),
                     429: o._too_many(),
                     503: o._problem(_DOWN),
                 },
                 parameters=[
                     o._param(
-                        "since", "query", _DAY, "The first day (default: 29 days before `until`)."
+                        "since",
+                        "query",
+                        _DAY,
+                        "The first day, from 1970-01-01 (default: 29 days before `until`, or"
+                        " 1970-01-01 if that is later).",
                     ),
-                    o._param("until", "query", _DAY, "The last day (default: today)."),
+                    o._param(
+                        "until", "query", _DAY, "The last day, from 1970-01-01 (default: today)."
+                    ),
                     *page,
                 ],
             )
