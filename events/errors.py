@@ -30,10 +30,12 @@ __all__ = [
     "CommandReusedError",
     "ConcurrencyError",
     "CorruptEventError",
+    "LogHoleError",
     "PoisonEventError",
     "StoreError",
     "StoreUnavailableError",
     "append_error",
+    "describe_hole",
     "translate",
     "translate_errors",
 ]
@@ -83,6 +85,39 @@ class CorruptEventError(StoreError):
         self.stream_id = stream_id
         self.version = version
         self.reason = reason
+
+
+def describe_hole(partition: int, position: int, next_position: int = 0) -> str:
+    """How a hole in the log is named everywhere (``/readyz``, ``/log/heads``, the server's
+    log, the projectors): the partition, its first missing position, and what is stored past it
+    (``next_position``; 0: nothing, the partition's head is past its last event).
+
+    >>> describe_hole(0, 4, 5)
+    'log partition 0 has no event at position 4 (the next stored is 5)'
+    """
+    after = (
+        f"the next stored is {next_position}"
+        if next_position
+        else "the partition's head is past its last event"
+    )
+    return f"log partition {partition} has no event at position {position} ({after})"
+
+
+class LogHoleError(StoreError):
+    """A log partition has no event at a position up to its head: the store is corrupt (an
+    event deleted, or a head moved on, by someone who switched the append-only triggers off),
+    and whatever needs the log whole up to there (the running hashes of the chain heads, a
+    projector) cannot go on. Retrying does not help; ``chouette audit --all`` names the cause.
+    """
+
+    def __init__(self, partition: int, position: int, next_position: int = 0, who: str = ""):
+        text = describe_hole(partition, position, next_position)
+        super().__init__(f"{who}: {text}" if who else text)
+        self.partition = partition
+        self.position = position
+        """The first missing position."""
+        self.next_position = next_position
+        """The next stored position after it (0: none)."""
 
 
 class PoisonEventError(Exception):

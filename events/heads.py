@@ -40,7 +40,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from events.chain import ZERO_HASH
-from events.errors import StoreError, translate_errors
+from events.density import next_stored
+from events.errors import LogHoleError, StoreError, translate_errors
 from events.store import EventStore
 
 __all__ = [
@@ -132,7 +133,8 @@ class RunningHashes:
         """The running hash of ``partition`` at ``position``, reading the events after the
         position already reached. A position behind it is computed afresh (not kept).
 
-        :raises StoreError: a position up to ``position`` has no event (a hole in the log).
+        :raises LogHoleError: a position up to ``position`` has no event (a hole in the log).
+        :raises StoreError: the database did not answer.
         """
         at, running = self.reached(partition)
         if position < at:
@@ -143,17 +145,13 @@ class RunningHashes:
         while at < position:
             with translate_errors():
                 rows = await pool.fetch(_LOG_HASHES, partition, at, position, PAGE)
-            if not rows:
-                raise StoreError(
-                    f"log partition {partition}: position {at + 1} has no event"
-                    f" (the log's head is {position})"
-                )
+                if not rows:
+                    async with pool.acquire() as conn:
+                        after = await next_stored(conn, partition, at)
+                    raise LogHoleError(partition, at + 1, after)
             for r in rows:
                 if r["position"] != at + 1:
-                    raise StoreError(
-                        f"log partition {partition}: position {at + 1} has no event"
-                        f" (the next is {r['position']})"
-                    )
+                    raise LogHoleError(partition, at + 1, r["position"])
                 at = r["position"]
                 running = running_hash(running, at, r["stream_id"], r["version"], r["hash"])
             if progress is not None:

@@ -30,7 +30,13 @@ from typing import ClassVar, Final, Literal
 import asyncpg
 import msgspec
 
-from events.errors import CorruptEventError, PoisonEventError, StoreError, translate_errors
+from events.errors import (
+    CorruptEventError,
+    LogHoleError,
+    PoisonEventError,
+    StoreError,
+    translate_errors,
+)
 from events.store import EventStore, RecordedEvent
 from events.subscription import LiveFeed
 
@@ -279,6 +285,15 @@ class Projector(abc.ABC):
             batch = await store.read_log(self.partition, position, batch_size)
             if not batch:
                 return position
+            # Positions commit in order, so an event read after a missing one is a hole.
+            for expected, event in enumerate(batch, position + 1):
+                if event.position != expected:
+                    raise LogHoleError(
+                        self.partition,
+                        expected,
+                        event.position,
+                        who=f"projector {self.name!r} at position {position}",
+                    )
             position = await self.apply(store, batch)
 
     async def run(self, notifier: LiveFeed, *, batch_size: int | None = None) -> None:

@@ -22,6 +22,13 @@ served: the partition's feed moves past the hole for the subscribers of single s
 own versions are checked; log subscribers, which follow positions, are never handed anything
 past it and wait, reading the database at the polling interval, until it is filled. Other
 partitions are not affected. ``chouette audit --all`` names the cause.
+
+A feed reads each position once, so it never meets an event deleted after it read it, nor one
+deleted before the process started. The live feed therefore also counts the log
+(:class:`events.density.DensityCheck`): every partition whole when it starts, before
+:meth:`LiveFeed.start` returns, then every ``check_interval`` the positions appended since and
+a slice of the older ones, round and round. A hole it finds is reported as above, and watched
+until it is filled.
 """
 
 from __future__ import annotations
@@ -32,11 +39,11 @@ import contextlib
 import logging
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from typing import Final
 
 import asyncpg
 
+from events.density import SWEEP, DensityCheck, LogHole
 from events.errors import StoreError, translate_errors
 from events.store import EventStore, RecordedEvent
 
@@ -69,24 +76,6 @@ def _run(batch: list[RecordedEvent], after: int, key: Callable[[RecordedEvent], 
             return n
         expected += 1
     return len(batch)
-
-
-@dataclass(frozen=True, slots=True)
-class LogHole:
-    """Positions missing from a partition's log: ``position`` and the ones after it, up to
-    ``next_position`` (0: none stored yet, the partition's head is ahead of its last event)."""
-
-    partition: int
-    position: int
-    next_position: int
-
-    def describe(self) -> str:
-        after = (
-            f"the next stored is {self.next_position}"
-            if self.next_position
-            else "the partition's head is past its last event"
-        )
-        return f"log partition {self.partition} has no event at position {self.position} ({after})"
 
 
 def _position(event: RecordedEvent) -> int:
@@ -307,6 +296,9 @@ class LiveFeed:
         taken for a hole (see the module's docstring).
     :param on_hole: called with :attr:`holes` whenever a hole is found or filled again (a
         metric, say).
+    :param check_interval: how often, in seconds, the log's density is checked (see the
+        module's docstring; default: ``poll_interval``).
+    :param check_sweep: how many older positions of each partition a check counts again.
 
     Use as ``async with LiveFeed(store) as live:``, then :meth:`subscribe` or
     :meth:`subscribe_stream`.
@@ -324,6 +316,8 @@ class LiveFeed:
         queue_events: int = 10_000,
         hole_grace: float = 0.2,
         on_hole: Callable[[list[LogHole]], None] | None = None,
+        check_interval: float | None = None,
+        check_sweep: int = SWEEP,
     ) -> None:
         if listen and (dsn or store.dsn) is None:
             raise ValueError("a LiveFeed that listens needs a dsn (or a store made by connect())")
@@ -335,6 +329,10 @@ class LiveFeed:
         self.hole_grace = hole_grace
         self.on_hole = on_hole
         self._holes: dict[int, LogHole] = {}
+        self.check_interval = poll_interval if check_interval is None else check_interval
+        self.density = DensityCheck(store, sweep=check_sweep)
+        """The count of the log's positions against its heads."""
+        self._checker: asyncio.Task[None] | None = None
         self.connections = 0
         """How many times the LISTEN connection has been established."""
         self._dsn = dsn or store.dsn
@@ -379,9 +377,13 @@ class LiveFeed:
         known = self._holes.get(hole.partition)
         if known is not None and known.position < hole.position:
             return
-        self._holes[hole.partition] = hole
         if known is not None and known.position == hole.position:
-            return  # the same hole, seen again (perhaps with events after it now)
+            # The same hole, seen again, perhaps with events after it now (not fewer: a reader
+            # with an older snapshot may not have seen them yet).
+            if hole.next_position > known.next_position:
+                self._holes[hole.partition] = hole
+            return
+        self._holes[hole.partition] = hole
         _log.error(
             "%s: the log is corrupt (a hole cannot arise by design); serving what is intact;"
             " run `chouette audit --all` to name the cause",
@@ -410,10 +412,30 @@ class LiveFeed:
         return self._listening.is_set()
 
     async def start(self) -> None:
-        """Start listening; waits for the first connection attempt (a failure is retried)."""
+        """Start listening, and checking the log's density; waits for the first connection
+        attempt and the first check, of every partition whole (a failure of either is retried).
+        """
         if self._listen and self._listener is None:
             self._listener = asyncio.create_task(self._listen_loop(), name="log-listener")
             await self._first_attempt.wait()
+        if self._checker is None:
+            await self._check()
+            self._checker = asyncio.create_task(self._check_loop(), name="log-density")
+
+    async def _check(self) -> None:
+        """Check the log's density once: holes filled since are forgotten, new ones reported."""
+        try:
+            for partition in list(self._holes):
+                await self._recheck(partition)
+            for hole in await self.density.check():
+                self._report(hole)
+        except StoreError as e:
+            _log.warning("the log's density cannot be checked: %s", e)
+
+    async def _check_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.check_interval)
+            await self._check()
 
     async def wait_listening(self) -> None:
         """Wait until the LISTEN connection is up."""
@@ -425,6 +447,8 @@ class LiveFeed:
         tasks = [feed.task for feed in self._feeds.values()]
         if self._listener is not None:
             tasks.append(self._listener)
+        if self._checker is not None:
+            tasks.append(self._checker)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

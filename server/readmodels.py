@@ -21,7 +21,7 @@ from typing import ClassVar, Final
 
 import asyncpg
 
-from events.errors import StoreError, translate_errors
+from events.errors import LogHoleError, StoreError, translate_errors
 from events.projection import Projector, SkippedEvent
 from events.store import EventStore, RecordedEvent
 from events.streams import parse_stream
@@ -244,7 +244,12 @@ async def _rebuild(
                     if not batch:
                         break
                     if batch[0].position != position + 1:  # pragma: no cover - dense log
-                        raise StoreError(f"the log of partition {s.partition} has a hole")
+                        raise LogHoleError(
+                            s.partition,
+                            position + 1,
+                            batch[0].position,
+                            who=f"rebuilding {s.name!r}",
+                        )
                     await s._handle(conn, batch)  # (a poison event skipped and recorded)
                     position = batch[-1].position
                     read += len(batch)

@@ -360,3 +360,20 @@ async def test_heads_without_a_signing_key_refuse(
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and "no signing key" in err
     assert not (tmp_path / "data-keys").exists()  # the command never makes a key of its own
+
+
+async def test_heads_of_a_log_with_a_hole_name_it_in_one_line(
+    store: EventStore, db_url: str, admin: asyncpg.Connection, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not "database unavailable": the running hash meets the hole and says where it is."""
+    await _record(store, str(uuid.uuid4()), 3)
+    async with admin.transaction():
+        await admin.execute("ALTER TABLE events DISABLE TRIGGER ALL")
+        await admin.execute("DELETE FROM events WHERE partition = 0 AND position = 2")
+        await admin.execute("ALTER TABLE events ENABLE TRIGGER ALL")
+    status = await _cli("heads", "--database-url", db_url)
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""
+    assert captured.err == (
+        "chouette heads: log partition 0 has no event at position 2 (the next stored is 3)\n"
+    )
