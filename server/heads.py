@@ -9,6 +9,10 @@ recorded, so they are for the auditor (``?streams=true`` with the auditor token,
 The process keeps each partition's running hash (:class:`events.heads.RunningHashes`) and
 extends it by the events appended since the last document; the first one of a fresh process is
 computed from the start of the log by a task at start-up, off the requests' path.
+
+A log with a hole has no heads to sign: the answer is a ``500`` problem naming the hole
+(``corrupt-log``), whether the live feed knows of it (:attr:`events.subscription.LiveFeed.holes`)
+or the running hash meets it (:class:`events.errors.LogHoleError`).
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from events.store import EventStore
 from server import ratelimit
 from server.background import running
 from server.handlers import bearer, json_response
-from server.keys import CONFIG
-from server.problems import bad_request, forbidden, unauthorized
+from server.keys import CONFIG, LIVE_FEED
+from server.problems import bad_request, corrupt_log, forbidden, unauthorized
 
 __all__ = ["HEADS", "Heads", "log_heads", "signing_key", "warm_heads"]
 
@@ -91,6 +95,10 @@ async def log_heads(request: web.Request) -> web.Response:
             raise forbidden("the per-stream heads are for auditors")
     limits = request.app[ratelimit.LIMITS]
     limits.hit("heads", limits.address(request))
+    if holes := request.app[LIVE_FEED].holes:
+        # The running hashes may reach past a hole made since they were computed: signing
+        # them would vouch for events the log no longer holds.
+        raise corrupt_log("; ".join(hole.describe() for hole in holes))
     return json_response(await request.app[HEADS].document(streams=streams))
 
 

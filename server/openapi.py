@@ -699,6 +699,11 @@ def build_spec() -> dict[str, Any]:
                         "`streams=true` with a token that is not the auditor's (`forbidden`)"
                     ),
                     429: _too_many(),
+                    500: _problem(
+                        "The log has a hole (`corrupt-log`: the detail names each partition and"
+                        " its first missing position, as `/readyz` does): the store is corrupt,"
+                        " and no heads are signed until it is repaired"
+                    ),
                     503: _problem(UNAVAILABLE),
                 },
                 parameters=[
@@ -733,9 +738,11 @@ def build_spec() -> dict[str, Any]:
                 "The database answers within two seconds. Events the lobby could not apply"
                 " (a stored event whose data its read model cannot hold) are skipped and listed"
                 " here, and leave the server ready: every instance reads the same log and goes"
-                " on past them. The reasons are in the server's log, never in an answer. A hole in"
-                " the log (a missing position, which cannot arise by design) makes it not ready"
-                " at once (`corrupt`, naming the partition and position).",
+                " on past them. The reasons are in the server's log, never in an answer. A hole"
+                " anywhere in the log (a missing position, which cannot arise by design) makes it"
+                " not ready (`corrupt`; the detail names each: `log partition P has no event at"
+                ' position N`), from start-up on; how soon it is found: docs/store.md, "Holes in'
+                ' the log".',
                 {200: _answer("Ready", "Ready"), 503: _answer("Not ready", "NotReady")},
             )
         },

@@ -31,6 +31,7 @@ from events.errors import (
     CommandReusedError,
     ConcurrencyError,
     CorruptEventError,
+    LogHoleError,
     StoreError,
     StoreUnavailableError,
 )
@@ -104,6 +105,18 @@ def unauthorized(detail: str = "a bearer token is required") -> Problem:
 
 def forbidden(detail: str) -> Problem:
     return Problem(403, "forbidden", "Forbidden", detail)
+
+
+def corrupt_log(holes: str) -> Problem:
+    """The ``500`` of a request that needs the log whole where it has a hole: ``holes`` names
+    each (:func:`events.errors.describe_hole`). Not a ``503``: retrying does not help, the
+    store is corrupt until an operator repairs it."""
+    return Problem(
+        500,
+        "corrupt-log",
+        "Corrupt log",
+        f"{holes}: the log is corrupt (a hole cannot arise by design), and this needs it whole",
+    )
 
 
 _FIELD = re.compile(r"at `\$\.?([^`]*)`")
@@ -183,6 +196,8 @@ def to_problem(exc: BaseException) -> Problem | None:
             )
         case CorruptEventError():
             return Problem(500, "corrupt-event", "Corrupt event", str(exc))
+        case LogHoleError():
+            return corrupt_log(str(exc))
         case StoreError():
             # The driver's words (SQL, SQLSTATE, values) stay in the log.
             return Problem(503, "store-error", "Store error", f"{UNAVAILABLE}; retry later")

@@ -160,3 +160,160 @@ async def test_a_hole_makes_readyz_fail_within_a_second_naming_it(
     assert "partition 0" in body["detail"] and "position 3" in body["detail"]
     metrics = await (await client.get("/metrics")).text()
     assert 'chouette_log_holes{partition="0"} 1' in metrics
+
+
+# -- a hole anywhere: the density check (issue 27, part 4) --------------------------------------
+
+HOLE_TEXT = "log partition 0 has no event at position {}"
+"""How a hole is named everywhere: ``/readyz``, ``/log/heads`` and the server's log."""
+
+
+async def _delete(admin: asyncpg.Connection, *positions: int) -> None:
+    """Delete events of partition 0 as the owner, the append-only triggers off meanwhile."""
+    async with admin.transaction():
+        await admin.execute("ALTER TABLE events DISABLE TRIGGER ALL")
+        await admin.execute(
+            "DELETE FROM events WHERE partition = 0 AND position = ANY($1::bigint[])",
+            list(positions),
+        )
+        await admin.execute("ALTER TABLE events ENABLE TRIGGER ALL")
+
+
+async def test_an_event_deleted_after_it_was_delivered_is_found_by_the_density_check(
+    store: EventStore, admin: asyncpg.Connection, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The feed has read past position 2 and will never read it again: only the count of the
+    positions already checked finds it."""
+    await _append(store, "a", 3)
+    async with LiveFeed(store, poll_interval=0.1) as live:
+        log = live.subscribe(0)
+        assert [(await _next(log)).position for _ in range(3)] == [1, 2, 3]
+        await asyncio.sleep(0.3)  # checked: positions 1 to 3 are counted dense
+        assert live.holes == []
+        with caplog.at_level(logging.ERROR, logger="events.subscription"):
+            await _delete(admin, 2)
+            await _append(store, "a")
+            assert (await _next(log)).position == 4  # the feed goes on: it reads after 3
+            assert await _holes_within(live, 1.0) == [LogHole(0, 2, 3)]
+        (record,) = [r for r in caplog.records if r.levelno == logging.ERROR]
+        assert HOLE_TEXT.format(2) in record.getMessage()
+        await log.close()
+
+
+async def test_a_hole_already_in_the_log_is_found_at_start_up(
+    store: EventStore, admin: asyncpg.Connection
+) -> None:
+    """Nobody subscribes and nothing is appended: the start-up count finds it before
+    :meth:`LiveFeed.start` returns, the first missing position of two."""
+    await _append(store, "a", 50)
+    await _delete(admin, 37, 41)
+    async with LiveFeed(store, poll_interval=30) as live:
+        assert live.holes == [LogHole(0, 37, 38)]
+
+
+async def test_a_head_moved_on_is_found_at_start_up(
+    store: EventStore, admin: asyncpg.Connection
+) -> None:
+    await _append(store, "a", 5)
+    await admin.execute("UPDATE log_partitions SET head = head + 2")
+    async with LiveFeed(store, poll_interval=30) as live:
+        assert live.holes == [LogHole(0, 6, 0)]
+        assert live.holes[0].describe() == (
+            "log partition 0 has no event at position 6 (the partition's head is past its last"
+            " event)"
+        )
+
+
+async def test_the_sweep_finds_an_old_deletion_a_slice_at_a_time(
+    store: EventStore, admin: asyncpg.Connection
+) -> None:
+    """Each check counts the new positions and the next ``check_sweep`` of the older ones: a
+    deletion deep in a log of 200 is found within 200 / 20 checks, not at the first."""
+    await _append(store, "a", 200)
+    async with LiveFeed(store, poll_interval=30, check_interval=0.02, check_sweep=20) as live:
+        assert live.holes == []
+        await _delete(admin, 190)
+        assert await _holes_within(live, 2.0) == [LogHole(0, 190, 191)]
+        # Filled again (an operator's repair): forgotten at the next check.
+        await admin.execute(_GHOST, 0, 190, uuid.uuid4())
+        async with asyncio.timeout(2):
+            while live.holes:
+                await asyncio.sleep(0.02)
+
+
+async def test_a_partition_cut_short_is_no_hole(
+    store: EventStore, admin: asyncpg.Connection
+) -> None:
+    """A head moved back below positions already checked leaves the log dense: nothing to
+    report (``check_heads`` against saved heads names that one)."""
+    await _append(store, "a", 5)
+    async with LiveFeed(store, poll_interval=30, check_interval=0.02) as live:
+        await _delete(admin, 5)
+        await admin.execute("UPDATE log_partitions SET head = head - 1")
+        await asyncio.sleep(0.2)
+        assert live.holes == []
+        await _append(store, "b")  # position 5 again
+        await asyncio.sleep(0.2)
+        assert live.holes == []
+
+
+async def test_a_delivered_event_deleted_on_a_running_server_makes_it_not_ready(
+    db_url: str, aiohttp_client: Any, admin: asyncpg.Connection, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``/readyz`` fails within the check interval (the polling interval, 0.2 s here) and
+    ``/log/heads`` names the hole instead of blaming the database."""
+    config = Config(
+        database_url=db_url,
+        seed_key=bytes(32),
+        signing_key=bytes(32),
+        rate_limits=False,
+        poll_interval=0.2,
+    )
+    client: TestClient = await aiohttp_client(create_app(config))
+    store: EventStore = client.server.app[TABLES].store
+    await _append(store, "table-x", 3)
+    assert (await client.get("/log/heads")).status == 200  # the running hash reaches 3
+    await asyncio.sleep(0.5)  # every position up to 3 counted and delivered
+    assert (await client.get("/readyz")).status == 200
+    with caplog.at_level(logging.ERROR, logger="events.subscription"):
+        await _delete(admin, 2)
+        await _append(store, "table-x")
+        started = time.monotonic()
+        while (ready := await client.get("/readyz")).status == 200:
+            assert time.monotonic() - started < 1.0, "still ready"
+            await asyncio.sleep(0.05)
+    assert ready.status == 503
+    body = await ready.json()
+    assert body["status"] == "corrupt"
+    assert HOLE_TEXT.format(2) in body["detail"]
+    assert any(HOLE_TEXT.format(2) in r.getMessage() for r in caplog.records)
+    heads = await client.get("/log/heads")
+    assert heads.status == 500
+    assert heads.content_type == "application/problem+json"
+    problem = await heads.json()
+    assert problem["type"].endswith("/corrupt-log")
+    assert HOLE_TEXT.format(2) in problem["detail"]
+    assert "database unavailable" not in problem["detail"]
+
+
+async def test_a_server_started_on_a_log_with_a_hole_reports_it_at_once(
+    store: EventStore, db_url: str, aiohttp_client: Any, admin: asyncpg.Connection
+) -> None:
+    await _append(store, "table-x", 4)
+    await _delete(admin, 3)
+    await _append(store, "table-x")
+    client: TestClient = await aiohttp_client(
+        create_app(
+            Config(
+                database_url=db_url, seed_key=bytes(32), signing_key=bytes(32), rate_limits=False
+            )
+        )
+    )
+    ready = await client.get("/readyz")  # the first request: no wait
+    assert ready.status == 503
+    assert HOLE_TEXT.format(3) in (await ready.json())["detail"]
+    heads = await client.get("/log/heads")
+    assert heads.status == 500
+    problem = await heads.json()
+    assert HOLE_TEXT.format(3) in problem["detail"]
+    assert "database unavailable" not in problem["detail"]
