@@ -121,6 +121,7 @@ def corrupt_log(holes: str) -> Problem:
 
 _FIELD = re.compile(r"at `\$\.?([^`]*)`")
 _UNKNOWN = re.compile(r"unknown field `([^`]*)`")
+_MISSING = re.compile(r"missing required field `([^`]*)`")
 _CONTROL = {
     f"matching regex {NAME_PATTERN!r}": "may not hold control characters (NUL, tab, newline...)",
     f"matching regex {TEXT_PATTERN!r}": (
@@ -138,9 +139,10 @@ def from_decode_error(exc: msgspec.DecodeError) -> Problem:
     text = str(exc)
     m = _FIELD.search(text)
     field = m.group(1) if m else None
-    unknown = _UNKNOWN.search(text)
-    if unknown:
-        field = f"{field}.{unknown.group(1)}" if field else unknown.group(1)
+    # An unknown or a missing field is named in the message, not in the path: `field` names it.
+    named = _UNKNOWN.search(text) or _MISSING.search(text)
+    if named:
+        field = f"{field}.{named.group(1)}" if field else named.group(1)
     if isinstance(exc, msgspec.ValidationError):
         for words, ours in _CONTROL.items():
             if words in text:

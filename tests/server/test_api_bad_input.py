@@ -51,8 +51,8 @@ def bad_bodies(legal: str) -> list[tuple[str, bytes | str, int, str, str | None]
         ("invalid utf-8", b'{"command_id": \xff\xfe}', 400, "malformed-json", None),
         ("a list", j([1, 2]), 400, "invalid-field", None),
         ("empty object", j({}), 400, "invalid-field", None),
-        ("no command", j({"command_id": cid}), 400, "invalid-field", None),
-        ("no command id", j({"command": {"type": "roll"}}), 400, "invalid-field", None),
+        ("no command", j({"command_id": cid}), 400, "invalid-field", "command"),
+        ("no command id", j({"command": {"type": "roll"}}), 400, "invalid-field", "command_id"),
         (
             "command id a number",
             j(envelope({"type": "roll"}, 42)),
@@ -88,7 +88,13 @@ def bad_bodies(legal: str) -> list[tuple[str, bytes | str, int, str, str | None]
             "invalid-field",
             "command.type",
         ),
-        ("no command type", j(envelope({"notation": legal})), 400, "invalid-field", "command"),
+        (
+            "no command type",
+            j(envelope({"notation": legal})),
+            400,
+            "invalid-field",
+            "command.type",
+        ),
         (
             "wrong type",
             j(envelope({"type": "resign", "level": "one"})),
