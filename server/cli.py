@@ -52,7 +52,7 @@ from events.store import EventStore
 from events.streams import append_steps, chat_stream, table_stream
 from server import cli_analyse
 from server.app import create_app
-from server.config import Config, load_signing_key, signing_key_path
+from server.config import Config, ConfigError, load_signing_key, signing_key_path
 from server.database import migrate_as_owner, server_database_url
 from server.keys import CONFIG
 from server.logs import setup_logging
@@ -157,7 +157,11 @@ _FREEZER = web.AppKey("gc_freezer", asyncio.Task)
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    config = config_from(args)
+    try:
+        config = config_from(args)
+    except ConfigError as exc:
+        # A bad setting (CHOUETTE_TABLE_CLOCK=fast, --port 70000): one line naming it.
+        return _refuse(args.cmd, exc)
     setup_logging(config.log_level, config.log_json and args.cmd == "serve")
     if args.cmd == "serve":
         if config.database_url is None:
@@ -309,7 +313,7 @@ def _run_record_command(args: argparse.Namespace, config: Config) -> int:
         return _refuse(args.cmd, exc)
 
 
-def _refuse(command: str, exc: StoreError) -> int:
+def _refuse(command: str, exc: StoreError | ConfigError) -> int:
     """One line on stderr and exit status 2."""
     print(f"chouette {command}: {' '.join(str(exc).split())}", file=sys.stderr)
     return 2

@@ -76,6 +76,42 @@ def _flag(text: str) -> bool:
     return text.strip().lower() not in ("0", "false", "no", "off")
 
 
+def _integer(text: str) -> int:
+    """An integer setting: plain digits, with a sign if any (not ``int()``'s own words)."""
+    if not re.fullmatch(r"\s*[-+]?[0-9]+\s*", text):
+        raise ValueError(f"an integer is expected, not {text!r}")
+    return int(text)
+
+
+def _number(text: str) -> float:
+    """A number setting (``2``, ``0.5``)."""
+    if not re.fullmatch(r"\s*[0-9]+(?:\.[0-9]+)?\s*", text):
+        raise ValueError(f"a number is expected, not {text!r}")
+    return float(text)
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class ConfigError(ValueError):
+    """A setting the server cannot run with. Its text is one line: the setting as the operator
+    wrote it (``CHOUETTE_TABLE_CLOCK``, ``--port``), then why. ``serve`` and the other commands
+    print it and exit with status 2 (server/cli.py), with no traceback."""
+
+    def __init__(self, setting: str, reason: str, *, field: str = "") -> None:
+        super().__init__(f"{setting}: {reason}")
+        self.setting = setting
+        """The variable or flag at fault."""
+        self.reason = reason
+        self.field = field
+        """The :class:`Config` field it sets ('' if none)."""
+
+
+def _variable(name: str) -> str:
+    """The environment variable of a :class:`Config` field."""
+    return f"CHOUETTE_{name.upper()}"
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     host: str = "127.0.0.1"
@@ -253,28 +289,70 @@ class Config:
     system's clock. No variable or flag sets it."""
 
     def __post_init__(self) -> None:
-        if not 0 <= self.seed_window <= 60:
-            raise ValueError(f"the seed window is 0 to 60 seconds, not {self.seed_window}")
-        if not 0 <= self.leaderboard_min_experience <= 1_000_000:
-            raise ValueError(
+        """Each setting in its range, or a :class:`ConfigError` naming it (by its variable:
+        :meth:`from_env` names the flag instead when a flag set it)."""
+        checks: tuple[tuple[str, bool, str], ...] = (
+            ("port", 0 <= self.port <= 65535, f"a port is 0 to 65535, not {self.port}"),
+            ("partitions", self.partitions >= 1, f"at least 1, not {self.partitions}"),
+            ("max_body", self.max_body >= 1, f"at least 1 byte, not {self.max_body}"),
+            ("pool_size", self.pool_size >= 1, f"at least 1, not {self.pool_size}"),
+            ("hash_workers", self.hash_workers >= 1, f"at least 1, not {self.hash_workers}"),
+            ("table_cache", self.table_cache >= 1, f"at least 1, not {self.table_cache}"),
+            ("plays_cache", self.plays_cache >= 0, f"0 or more, not {self.plays_cache}"),
+            (
+                "log_level",
+                self.log_level.upper() in LOG_LEVELS,
+                f"a log level is {', '.join(LOG_LEVELS)}, not {self.log_level!r}",
+            ),
+            (
+                "seed_window",
+                0 <= self.seed_window <= 60,
+                f"the seed window is 0 to 60 seconds, not {self.seed_window}",
+            ),
+            (
+                "leaderboard_min_experience",
+                0 <= self.leaderboard_min_experience <= 1_000_000,
                 "the leaderboard's minimum experience is 0 to 1000000, not "
-                f"{self.leaderboard_min_experience}"
-            )
-        if not 0 <= self.projection_linger <= 1:
-            raise ValueError(f"the projection linger is 0 to 1 s, not {self.projection_linger:g}")
-        if not 0 <= self.bot_pace <= 30:
-            raise ValueError(f"a bot's pace is 0 to 30 seconds, not {self.bot_pace:g}")
-        if not 1 <= self.bot_workers <= 64:
-            raise ValueError(f"the bot workers are 1 to 64, not {self.bot_workers}")
-        if not 1 <= self.analysis_workers <= 64:
-            raise ValueError(f"the analysis workers are 1 to 64, not {self.analysis_workers}")
-        if not 0 <= self.gnubg_ply <= 3:
-            raise ValueError(f"GNU Backgammon's ply is 0 to 3, not {self.gnubg_ply}")
+                f"{self.leaderboard_min_experience}",
+            ),
+            (
+                "projection_linger",
+                0 <= self.projection_linger <= 1,
+                f"the projection linger is 0 to 1 s, not {self.projection_linger:g}",
+            ),
+            (
+                "bot_pace",
+                0 <= self.bot_pace <= 30,
+                f"a bot's pace is 0 to 30 seconds, not {self.bot_pace:g}",
+            ),
+            (
+                "bot_workers",
+                1 <= self.bot_workers <= 64,
+                f"the bot workers are 1 to 64, not {self.bot_workers}",
+            ),
+            (
+                "analysis_workers",
+                1 <= self.analysis_workers <= 64,
+                f"the analysis workers are 1 to 64, not {self.analysis_workers}",
+            ),
+            (
+                "gnubg_ply",
+                0 <= self.gnubg_ply <= 3,
+                f"GNU Backgammon's ply is 0 to 3, not {self.gnubg_ply}",
+            ),
+        )
+        for name, ok, reason in checks:
+            if not ok:
+                raise ConfigError(_variable(name), reason, field=name)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Config:
         """Defaults, overridden by ``CHOUETTE_*``/``DATABASE_URL`` variables, then by
-        ``overrides`` whose value is not None (the command-line flags)."""
+        ``overrides`` whose value is not None (the command-line flags).
+
+        :raises ConfigError: a setting that does not parse or is out of range, named as it was
+            given (the variable, or the flag ``--name`` for an override).
+        """
         env = os.environ
         values: dict[str, object] = {}
         if env.get("DATABASE_URL"):
@@ -283,18 +361,18 @@ class Config:
             values["owner_database_url"] = env["CHOUETTE_OWNER_DATABASE_URL"]
         converters: tuple[tuple[str, Callable[[str], object]], ...] = (
             ("host", str),
-            ("port", int),
+            ("port", _integer),
             ("data_dir", Path),
-            ("partitions", int),
-            ("max_body", int),
-            ("pool_size", int),
+            ("partitions", _integer),
+            ("max_body", _integer),
+            ("pool_size", _integer),
             ("log_level", str),
             ("auditor_token", str),
             ("token_ttl", parse_duration),
             ("guest_token_ttl", parse_duration),
             ("ticket_ttl", parse_duration),
             ("session_check", parse_duration),
-            ("hash_workers", int),
+            ("hash_workers", _integer),
             ("behind_proxy", _flag),
             ("allow_superuser", _flag),
             ("ws_compress", _flag),
@@ -302,39 +380,58 @@ class Config:
             *((name, Rate.parse) for name in RATES),
             *((name, _cap) for name in CAPS),
             ("open_table_idle", parse_duration),
-            ("table_cache", int),
-            ("plays_cache", int),
+            ("table_cache", _integer),
+            ("plays_cache", _integer),
             ("projection_linger", parse_duration),
             ("gc_freeze_every", parse_duration),
             ("gc_thaw_every", parse_duration),
-            ("seed_window", int),
+            ("seed_window", _integer),
             ("table_clock", parse_clock),
-            ("leaderboard_min_experience", int),
-            ("bot_workers", int),
+            ("leaderboard_min_experience", _integer),
+            ("bot_workers", _integer),
             ("bot_timeout", parse_duration),
-            ("bot_pace", float),
-            ("gnubg_ply", int),
-            ("analysis_workers", int),
+            ("bot_pace", _number),
+            ("gnubg_ply", _integer),
+            ("analysis_workers", _integer),
             ("analysis_timeout", parse_duration),
         )
         for key, conv in converters:
-            raw = env.get(f"CHOUETTE_{key.upper()}")
+            raw = env.get(_variable(key))
             if raw:
-                values[key] = conv(raw)
+                values[key] = _converted(_variable(key), conv, raw)
         if "data_dir" not in values and env.get("CHOUETTE_PGDATA"):
             # The name the embedded-database helper (and the tests) read.
             values["data_dir"] = Path(env["CHOUETTE_PGDATA"])
         if env.get("CHOUETTE_LOG_JSON"):
             values["log_json"] = _flag(env["CHOUETTE_LOG_JSON"])
         if env.get("CHOUETTE_SEED_KEY"):
-            values["seed_key"] = decode_seed_key(env["CHOUETTE_SEED_KEY"])
+            values["seed_key"] = _converted(
+                "CHOUETTE_SEED_KEY", decode_seed_key, env["CHOUETTE_SEED_KEY"]
+            )
         if env.get("CHOUETTE_SIGNING_KEY"):
-            values["signing_key"] = decode_signing_key(env["CHOUETTE_SIGNING_KEY"])
+            values["signing_key"] = _converted(
+                "CHOUETTE_SIGNING_KEY", decode_signing_key, env["CHOUETTE_SIGNING_KEY"]
+            )
+        flags = {k for k, v in overrides.items() if v is not None}
         values.update({k: v for k, v in overrides.items() if v is not None})
         values.pop("dice_factory", None)
         values.pop("clock", None)
         values.pop("bot_decide", None)
-        return cls(**values)  # type: ignore[arg-type]
+        try:
+            return cls(**values)  # type: ignore[arg-type]
+        except ConfigError as exc:
+            if exc.field not in flags:
+                raise
+            flag = "--" + exc.field.replace("_", "-")
+            raise ConfigError(flag, exc.reason, field=exc.field) from None
+
+
+def _converted(setting: str, convert: Callable[[str], object], raw: str) -> object:
+    """``convert(raw)``, or a :class:`ConfigError` naming ``setting`` with the reason."""
+    try:
+        return convert(raw)
+    except ValueError as exc:
+        raise ConfigError(setting, " ".join(str(exc).split())) from None
 
 
 def parse_clock(text: str) -> ClockOptions | Literal["off"]:
@@ -351,9 +448,14 @@ def parse_clock(text: str) -> ClockOptions | Literal["off"]:
     if not 2 <= len(parts) <= 3 or not all(p.strip().isdigit() for p in parts):
         raise ValueError(f"a clock is off or DELAY+RESERVE[+PER_POINT] in seconds, not {text!r}")
     values = [int(p) for p in parts]
-    return msgspec.convert(
-        dict(zip(("delay", "reserve", "reserve_per_point"), values, strict=False)), ClockOptions
-    )
+    try:
+        return msgspec.convert(
+            dict(zip(("delay", "reserve", "reserve_per_point"), values, strict=False)),
+            ClockOptions,
+        )
+    except msgspec.ValidationError as exc:
+        # "Expected `int` <= 600 - at `$.delay`": which part, and its limit.
+        raise ValueError(f"the clock {text!r} is out of range: {exc}") from None
 
 
 def default_clock(kind: str) -> ClockOptions:
@@ -388,7 +490,7 @@ CAPS = ("rate_open_tables", "rate_max_sockets_account", "rate_max_sockets_addres
 def _cap(text: str) -> int | None:
     if text.strip().lower() in ("off", "none"):
         return None
-    value = int(text)
+    value = _integer(text)
     if value < 1:
         raise ValueError(f"a cap is a positive number or off, not {text!r}")
     return value
