@@ -551,7 +551,13 @@ class StreamAudit:
         """
         events, records, i, state = self._events, self._records, self._i, self._state
         version, first = events[i]
-        found = command_of(state, first)
+        # An expiry's input (who was absent) is read back from the events after its first.
+        following = (
+            [ev for _, ev in events[i + 1 : i + _WINDOW]]
+            if isinstance(first, e.TimeExpired)
+            else ()
+        )
+        found = command_of(state, first, following)
         if found is None:
             report.fail(
                 "rules", version, f"no command produces a {e.tag(first)} here", e.tag(first)

@@ -10,6 +10,7 @@ A game that ends is followed by ``game_ended`` (every member's settlement agains
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine.actions import Action
@@ -169,30 +170,45 @@ def decide(
     raise CommandError(f"unknown command {type(cmd).__name__}")
 
 
-def expire(state: TableState, dice: DiceSource, now: int) -> list[e.Event]:
+def expire(
+    state: TableState, dice: DiceSource, now: int, absent: tuple[str, ...] = ()
+) -> list[e.Event]:
     """What has run out at ``now`` (:mod:`events.clocks`): the seed window closes (and the
     first game's line is thrown); an overdue line or opening throw is thrown; each player out
-    of time forfeits (the box to every member still in the game), staying at the table."""
+    of time forfeits (the box to every member still in the game).
+
+    ``absent``: who is not connected (docs/rules.md §10, "Walking away"). What the table
+    throws by itself waits for two connected players; a player out of time stays at the table
+    if connected, and otherwise leaves it as the game ends; a game the clock ends is followed
+    by the next only when two of the line are connected (:func:`_after`)."""
     ch = state.chouette
     if state.window_open:
         closing = open_for_throw(state, now)  # refused, naming who it waits for, if not yet
+        if refusal := clocks.too_few_here(state, absent):
+            raise refusal
         return [*closing, *_line_after(state, closing, dice)]
     late = clocks.overdue(state, now)
     if not late or ch is None:
         raise clocks.nothing_ran_out(state, now)
     if clocks.TABLE in late:
+        if refusal := clocks.too_few_here(state, absent):
+            raise refusal
         if ch.ordering is not None:
             return _line_throws(state, ch, dice, state.client_seeds)
         return _opening(state, ch, dice)
     events: list[e.Event] = []
+    walking = list(state.walking_away)
     after = ch
     for player in late:
         if after.in_progress and after.has_game_in_play(player):
-            events.append(e.TimeExpired(player=player))
+            away = player in absent
+            events.append(e.TimeExpired(player=player, absent=away))
+            if away:
+                walking.append(player)
             after = after.forfeit(player)
     if not events:
         raise clocks.nothing_ran_out(state, now)
-    return [*events, *_after(state, ch, after, dice)]
+    return [*events, *_after(state, ch, after, dice, walking, absent)]
 
 
 def _answer(ch: Chouette, actor: str, action: Action, cube: str) -> dict[str, Any]:
@@ -319,12 +335,23 @@ def member_results(g: ChouetteGame) -> list[e.MemberResult]:
 
 
 def _after(
-    state: TableState, before: Chouette | None, after: Chouette | None, dice: DiceSource
+    state: TableState,
+    before: Chouette | None,
+    after: Chouette | None,
+    dice: DiceSource,
+    walking: Sequence[str] | None = None,
+    absent: Sequence[str] | None = None,
 ) -> list[e.Event]:
-    """``game_ended``, ``line_rotated`` and the next ``game_started`` once a game has ended.
+    """``game_ended``, the leaves of who walked away, ``line_rotated`` and the next
+    ``game_started`` once a game has ended.
 
     ``game_ended`` says how the board ended (the last member's game settled: who won it, its
-    result and cube) and every member's own game; who keeps the box is in ``line_rotated``."""
+    result and cube) and every member's own game. Then each player who ran out of time in it
+    while not connected (``walking``: the state's, unless an expiry adds to them) leaves
+    (docs/rules.md §10, "Walking away"), and ``line_rotated`` gives the line the next game is
+    played by: who keeps the box. ``absent`` is given when the clock ended the game (an
+    ``expire``): the line's absent players are recorded, and the next game follows by itself
+    only when at least two of the line are connected."""
     if after is None or before is None or not before.in_progress or after.in_progress:
         return []
     g = after.game
@@ -340,11 +367,17 @@ def _after(
             settlements=settlements_of(before, after),
             members=member_results(g),
             seed=dice.reveal(state.game_no),
-        ),
-        e.LineRotated(line=list(after.line)),
+        )
     ]
-    if len(after.line) >= 2:
-        events.append(start_game(state, dice, list(after.line)))
+    line = after
+    for player in dict.fromkeys(state.walking_away if walking is None else walking):
+        if player in line.players:
+            events.append(e.PlayerLeft(player=player))
+            line = line.leave(player)
+    away = [p for p in line.line if absent is not None and p in absent]
+    events.append(e.LineRotated(line=list(line.line), absent=away))
+    if len(line.line) - len(away) >= 2:
+        events.append(start_game(state, dice, list(line.line)))
     return events
 
 

@@ -15,25 +15,47 @@ player's decision: **Choice:** while one is due, a clock of the table itself run
 only, the key ``""``); when it runs out the timer throws them, and nobody forfeits. The seed
 window has its own time (the table's ``seed_window``), not the players' clocks: a player who
 lets it run out simply adds no seed.
+
+Whose reserve (docs/rules.md §10): a match's reserve lasts the whole match; at a money table or
+a chouette every player's reserve is restored as each game starts. The rule is recorded with the
+table (:attr:`~events.types.ClockOptions.reserve_per_game`, :func:`with_reserve_rule`), since
+the tables created before it kept one reserve for the table's life, and their forfeits on time
+must audit as they were decided.
+
+Walking away (docs/rules.md §10): who is connected is the server's to know (presence is not
+stored), so an ``expire`` carries it as an input, ``absent``, and what it decides from it is
+recorded (``time_expired``'s ``absent``, ``line_rotated``'s). With fewer than two of the
+table's players connected, an expiry throws nothing that the table throws by itself
+(:func:`too_few_here`), and the server's timer does not send one for it (:func:`for_the_table`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
+from msgspec.structs import replace as replace_struct
+
 from engine.frozen import replace
 from engine.game import Phase
 from events import types as e
-from events.table import CommandError, TableState
+from events.table import CommandError, InvalidCommandError, TableState
 
 __all__ = [
     "TABLE",
+    "check_reserve_rule",
     "clock_of",
+    "connected",
     "deadline_of",
     "due",
+    "for_the_table",
     "next_deadline",
     "nothing_ran_out",
     "overdue",
     "remaining",
+    "restores_per_game",
     "tick",
+    "too_few_here",
+    "with_reserve_rule",
 ]
 
 TABLE = ""
@@ -44,6 +66,73 @@ def clock_of(state: TableState) -> e.ClockOptions | None:
     """The table's clock options, or None when it has no clock."""
     clock = state.options.clock
     return clock if isinstance(clock, e.ClockOptions) else None
+
+
+def restores_per_game(state: TableState) -> bool:
+    """Whether each game at the table starts with every player's whole reserve (money tables
+    and chouettes created since the rule; never a match, nor a table created before it)."""
+    clock = clock_of(state)
+    return clock is not None and bool(clock.reserve_per_game)
+
+
+def with_reserve_rule(kind: str, options: e.TableOptions) -> e.TableOptions:
+    """``options`` with the reserve rule of a new table of ``kind`` filled in, when its clock
+    leaves it out: restored at each game at money tables and chouettes, not in a match. The
+    server records it so, as it records its other defaults.
+
+    >>> clock = with_reserve_rule("chouette", e.TableOptions(clock=e.ClockOptions())).clock
+    >>> clock.reserve_per_game  # type: ignore[union-attr]
+    True
+    """
+    clock = options.clock
+    if not isinstance(clock, e.ClockOptions) or clock.reserve_per_game is not None:
+        return options
+    rule = replace_struct(clock, reserve_per_game=kind != "match")
+    return replace_struct(options, clock=rule)
+
+
+def check_reserve_rule(kind: str, options: e.TableOptions) -> None:
+    """Refuse a reserve rule that is not the kind's (None, a table's before the rule, passes).
+
+    :raises InvalidCommandError: ``reserve_per_game`` true in a match, or false elsewhere.
+    """
+    clock = options.clock
+    if not isinstance(clock, e.ClockOptions) or clock.reserve_per_game is None:
+        return
+    if kind == "match" and clock.reserve_per_game:
+        raise InvalidCommandError(
+            "a match's reserve lasts the whole match: reserve_per_game must be false or left out"
+        )
+    if kind != "match" and not clock.reserve_per_game:
+        raise InvalidCommandError(
+            f"at a {kind} table each player's reserve is restored at the start of each game:"
+            " reserve_per_game must be true or left out"
+        )
+
+
+def connected(state: TableState, absent: Collection[str]) -> tuple[str, ...]:
+    """The table's players who are connected, given who is ``absent``."""
+    return tuple(p for p in state.players if p not in absent)
+
+
+def too_few_here(state: TableState, absent: Collection[str]) -> CommandError | None:
+    """The refusal of an expiry that would have the table throw by itself (a seed window's
+    close, an overdue opening or line throw) with fewer than two of its players connected
+    (docs/rules.md §10, "Walking away"); None when two or more are."""
+    if len(connected(state, absent)) >= 2:
+        return None
+    return CommandError(
+        "fewer than two of the table's players are connected: the table throws nothing by "
+        "itself until two are"
+    )
+
+
+def for_the_table(state: TableState, now: int) -> bool:
+    """Whether what has run out at ``now`` is the table's own (its seed window, or an overdue
+    opening or line throw) rather than a player's clock."""
+    if state.window_open:
+        return now >= state.seed_deadline
+    return TABLE in overdue(state, now)
 
 
 def _full_reserve(state: TableState, clock: e.ClockOptions) -> int:
@@ -90,7 +179,10 @@ def tick(before: TableState, after: TableState, event: e.Event) -> TableState:
     delay = clock.delay * 1000
     actor = getattr(event, "player", None)
     now_due = due(after)
-    reserve = dict(before.clock_reserve)
+    # Whose reserve: a new game at a money table or a chouette gives everyone their whole
+    # reserve again (nobody has an entry: each counts from the whole reserve).
+    fresh = isinstance(event, e.GameStarted) and restores_per_game(after)
+    reserve = {} if fresh else dict(before.clock_reserve)
     running: dict[str, int] = {}
     for player, since in before.clock_running:
         if player in now_due and player != actor:

@@ -62,7 +62,16 @@ class WaiveSeed(Command, frozen=True, kw_only=True, tag="waive_seed"):
 class Expire(Command, frozen=True, kw_only=True, tag="expire"):
     """Judge the clocks now: a player whose clock has run out forfeits, an expired seed window
     closes, an overdue opening or line throw is thrown. The server's timer sends it; anyone may,
-    since it is refused unless something has truly run out."""
+    since it is refused unless something has truly run out.
+
+    ``absent`` is the server's to say: which of the table's players have no stream open to it
+    (docs/rules.md §10, "Walking away"). A player out of time who is absent leaves the table
+    when the game ends; with fewer than two players connected, nothing the table throws by
+    itself (a seed window's close, an overdue opening or line throw) is thrown, nor does a
+    chouette's next game start. The server fills it in, for its timer and for a client's
+    ``expire`` alike (a client may not)."""
+
+    absent: Annotated[list[Member], Meta(max_length=12)] = []
 
 
 class Roll(Command, frozen=True, kw_only=True, tag="roll"):

@@ -24,7 +24,14 @@ from engine.frozen import replace
 from events import chouette_table, clocks, duel_table
 from events import commands as c
 from events import types as e
-from events.table import CommandError, DiceSource, InvalidCommandError, TableState, evolve_window
+from events.table import (
+    CommandError,
+    DiceSource,
+    InvalidCommandError,
+    TableState,
+    evolve_forfeits,
+    evolve_window,
+)
 
 __all__ = ["decide", "evolve", "fold", "may_start_game"]
 
@@ -51,7 +58,8 @@ def decide(
             raise CommandError("chat goes to the table's chat stream (events.chat.decide_chat)")
     rules = chouette_table if state.kind == "chouette" else duel_table
     if isinstance(command, c.Expire):
-        return _stamped(rules.expire(state, dice, now), now)  # judged by time alone
+        # Judged by time alone, and by who is connected (which the server says, ``absent``).
+        return _stamped(rules.expire(state, dice, now, tuple(command.absent)), now)
     try:
         return _stamped(rules.decide(state, actor, command, dice, now), now)
     except EngineError as exc:
@@ -108,6 +116,7 @@ def _create(state: TableState, actor: str, cmd: c.CreateTable) -> list[e.Event]:
             )
     elif o.max_players == 1:
         raise InvalidCommandError("a chouette needs at least 2 players")
+    clocks.check_reserve_rule(cmd.kind, o)
     return [
         e.TableCreated(
             table_id=state.table_id, kind=cmd.kind, options=o, created_by=actor, name=cmd.name
@@ -136,6 +145,7 @@ def evolve(state: TableState, event: e.Event) -> TableState:
                 s = chouette_table.evolve(state, event)
             else:
                 s = duel_table.evolve(state, event)
+    s = evolve_forfeits(state, s, event)
     s = clocks.tick(state, s, event)
     at = event.at or state.last_at
     if s is state:

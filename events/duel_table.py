@@ -147,22 +147,36 @@ def decide(
     raise CommandError(f"unknown command {type(cmd).__name__}")
 
 
-def expire(state: TableState, dice: DiceSource, now: int) -> list[e.Event]:
+def expire(
+    state: TableState, dice: DiceSource, now: int, absent: tuple[str, ...] = ()
+) -> list[e.Event]:
     """What has run out at ``now`` (:mod:`events.clocks`): the seed window closes; an overdue
-    opening throw is thrown; a player out of time forfeits (the match, in a match)."""
+    opening throw is thrown; a player out of time forfeits (the match, in a match).
+
+    ``absent``: who is not connected (docs/rules.md §10, "Walking away"). The window's close
+    and the opening throw wait for two connected players; a player out of time who is absent
+    leaves the table as the game ends (which their forfeit does at once here)."""
     if state.window_open:
-        return open_for_throw(state, now)  # refused, naming who it waits for, if not yet
+        closing = open_for_throw(state, now)  # refused, naming who it waits for, if not yet
+        if refusal := clocks.too_few_here(state, absent):
+            raise refusal
+        return closing
     late = clocks.overdue(state, now)
     if not late:
         raise clocks.nothing_ran_out(state, now)
     game = state.game
     assert game is not None and state.match is not None
     if clocks.TABLE in late:
+        if refusal := clocks.too_few_here(state, absent):
+            raise refusal
         return _opening(state, game, dice)
     player = late[0]
     seat = state.seat_of(player)
     assert seat is not None
-    return [e.TimeExpired(player=player), *_forfeited(state, state.match.forfeit(seat), dice)]
+    away = player in absent
+    forfeited = _forfeited(state, state.match.forfeit(seat), dice)
+    walked = [e.PlayerLeft(player=player)] if away else []
+    return [e.TimeExpired(player=player, absent=away), *forfeited, *walked]
 
 
 def _next_game_started(state: TableState, dice: DiceSource) -> e.GameStarted:

@@ -23,7 +23,7 @@ from engine.game import Phase
 from engine.matfile import MatAction
 from events import types as e
 from events.decider import evolve
-from events.narration import event_text, notation_of
+from events.narration import event_text, forfeits_text, notation_of
 from events.table import TableState
 
 __all__ = [
@@ -82,6 +82,8 @@ class GameLog:
     how: str = ""
     seed: str = ""
     ended_at: int = 0
+    forfeits: str = ""
+    """Who forfeited the game, in words ("Ann ran out of time"), if it was a forfeit."""
 
     @property
     def points(self) -> int:
@@ -165,6 +167,7 @@ def table_log(events: Sequence[e.Event]) -> TableLog:
         elif isinstance(ev, e.GameEnded):
             game.winner = before.seat_of(ev.winner)
             game.result, game.cube, game.how = ev.result, ev.cube, ev.how
+            game.forfeits = forfeits_text(before)
             game.seed, game.ended_at = ev.seed, state.version
     if log is None:
         raise ValueError("no table_created event")
@@ -244,6 +247,9 @@ class ChouetteGameLog:
     seed: str = ""
     ended_at: int = 0
     auto_doubles: int = 0
+    forfeits: dict[str, str] = field(default_factory=dict)
+    """Who forfeited in the game and how: ``time`` or ``away`` (ran out of time, connected or
+    not), or ``left``."""
 
 
 @dataclass(slots=True)
@@ -295,6 +301,7 @@ def chouette_log(events: Sequence[e.Event]) -> ChouetteLog:
             game.auto_doubles = g.auto_doubles
         elif isinstance(ev, e.GameEnded):
             game.seed, game.ended_at = ev.seed, state.version
+            game.forfeits = dict(before.forfeits)
             game.settlements = [msgspec.to_builtins(s) for s in ev.settlements]
         if g0 is not None and g is not None and g0.number == game.number:
             entry.update(_chouette_moves(g0, g, ev, game))

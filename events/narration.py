@@ -12,7 +12,13 @@ from engine.notation import format_play
 from events import types as e
 from events.table import TableState
 
-__all__ = ["RESULT_WORDS", "event_text", "notation_of"]
+__all__ = [
+    "RESULT_WORDS",
+    "event_text",
+    "forfeits_text",
+    "how_note",
+    "notation_of",
+]
 
 
 RESULT_WORDS = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
@@ -45,8 +51,13 @@ def event_text(before: TableState, event: e.Event, after: TableState) -> str:
         case e.PlayerJoined():
             seat = f" in seat {event.seat}" if event.seat is not None else ""
             return f"{_name(after, event.player)} sits down{seat}"
+        case e.PlayerLeft() if event.player in before.walking_away:
+            return f"{who} leaves the table: ran out of time while not connected"
         case e.PlayerLeft():
             return f"{who} leaves"
+        case e.TimeExpired():
+            away = " while not connected: leaves the table when the game ends"
+            return f"{who} runs out of time and forfeits" + (away if event.absent else "")
         case e.GameStarted():
             return f"game {event.game} starts (dice commitment {event.dice_commitment[:16]}…)"
         case e.ClientSeedAdded():
@@ -98,9 +109,11 @@ def event_text(before: TableState, event: e.Event, after: TableState) -> str:
                 for st in event.settlements
                 if st.amount
             ]
+            forfeits = forfeits_text(before)
             return (
                 f"game {event.game} ends: {', '.join(paid) or 'nobody pays'}"
-                f"; its dice seed was {event.seed[:16]}…"
+                + (f" ({forfeits})" if forfeits else "")
+                + f"; its dice seed was {event.seed[:16]}…"
             )
         case e.GameEnded(how="unplayed"):
             return (
@@ -109,7 +122,7 @@ def event_text(before: TableState, event: e.Event, after: TableState) -> str:
             )
         case e.GameEnded():
             points = event.result * event.cube
-            how = HOW_WORDS.get(event.how, "")
+            how = how_note(event.how, forfeits_text(before))
             return (
                 f"{_name(before, event.winner)} wins {RESULT_WORDS.get(event.result, '?')}{how}: "
                 f"{event.result} × cube {event.cube} = {points} point{'s' * (points != 1)}"
@@ -121,7 +134,13 @@ def event_text(before: TableState, event: e.Event, after: TableState) -> str:
             throws = ", ".join(f"{_name(before, p)} {d}" for p, d in event.throws.items())
             return f"throws for the line: {throws}"
         case e.LineRotated():
-            return "the line is now " + ", ".join(_name(before, p) for p in event.line)
+            text = "the line is now " + ", ".join(_name(before, p) for p in event.line)
+            if not event.absent:
+                return text
+            away = before.names_text(event.absent)
+            waits = len(event.line) - len(event.absent) < 2
+            tail = "; the next game waits until two of them are connected" if waits else ""
+            return f"{text} ({away} not connected{tail})"
         case e.ChatPosted():
             return f"{who}: {event.text}"
     return e.tag(event).replace("_", " ")
@@ -146,6 +165,26 @@ def notation_of(before: TableState, event: e.CheckersMoved) -> str:
         return format_play(game.position, [(a, b) for a, b in event.moves])
     except EngineError:
         return " ".join(f"{a}/{b}" for a, b in event.moves)
+
+
+def forfeits_text(state: TableState) -> str:
+    """Who forfeited in the current (or just ended) game, in words: "Ann ran out of time",
+    "Ann ran out of time and Bob left"; '' if nobody did."""
+    said = [
+        f"{_name(state, player)} {'left' if how == 'left' else 'ran out of time'}"
+        for player, how in state.forfeits
+    ]
+    if len(said) <= 2:
+        return " and ".join(said)
+    return ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def how_note(how: str, forfeits: str = "") -> str:
+    """How a game ended, as a note after its result: for a forfeit, who forfeited and how
+    (``forfeits``, :func:`forfeits_text`), when known."""
+    if how == "forfeit" and forfeits:
+        return f" (forfeit: {forfeits})"
+    return HOW_WORDS.get(how, "")
 
 
 HOW_WORDS = {

@@ -8,8 +8,15 @@ from collections.abc import Iterator, Sequence
 from engine.position import board_text
 from events import types as e
 from events.decider import evolve
-from events.gamelog import chouette_log, fold_states, table_log
-from events.narration import HOW_WORDS, RESULT_WORDS, event_text
+from events.gamelog import (
+    ChouetteGameLog,
+    ChouetteLog,
+    MemberRecord,
+    chouette_log,
+    fold_states,
+    table_log,
+)
+from events.narration import RESULT_WORDS, event_text, how_note
 from events.table import TableState
 
 __all__ = ["record_lines", "state_text"]
@@ -65,7 +72,7 @@ def record_lines(events: Sequence[e.Event], *, boards: bool = False) -> Iterator
             pts = g.points
             yield (
                 f"  {g.names[g.winner]} wins {level} × cube {g.cube} = {pts} "
-                f"point{'s' * (pts != 1)}" + HOW_WORDS.get(g.how, "")
+                f"point{'s' * (pts != 1)}" + how_note(g.how, g.forfeits)
             )
             yield f"  dice seed {g.seed}"
         else:
@@ -142,11 +149,23 @@ def _chouette_lines(events: Sequence[e.Event], boards: bool) -> Iterator[str]:
                 winner = log.names.get(g.box, g.box) if r.winner == 0 else log.names.get(name)
                 yield (
                     f"  {log.names.get(name, name)}'s game: {winner} wins {r.points} "
-                    f"point{'s' * (r.points != 1)} ({r.how.replace('_', ' ')})"
+                    f"point{'s' * (r.points != 1)} ({_member_how(log, g, name, r)})"
                 )
         yield f"  dice seed {g.seed}" if g.seed else "  (in play: the dice seed is still secret)"
     yield ""
     yield "ledger: " + ", ".join(f"{log.names.get(p, p)} {v:+d}" for p, v in log.ledger.items())
+
+
+def _member_how(log: ChouetteLog, g: ChouetteGameLog, member: str, r: MemberRecord) -> str:
+    """How a member's game against the box ended, in words; a forfeit names who forfeited
+    (the loser: the member when the box won, else the box) and how."""
+    how = r.how.replace("_", " ")
+    loser = member if r.winner == 0 else g.box
+    why = g.forfeits.get(loser)
+    if r.how != "forfeit" or why is None:
+        return how
+    said = "left" if why == "left" else "ran out of time"
+    return f"forfeit: {log.names.get(loser, loser)} {said}"
 
 
 def _board_lines_chouette(state: TableState) -> Iterator[str]:

@@ -34,6 +34,7 @@ __all__ = [
     "DecisionRejectedError",
     "MissingThrow",
     "RecordedThrows",
+    "absent_of",
     "check_batch",
     "command_of",
     "decide_as",
@@ -104,10 +105,16 @@ class RecordedThrows:
         raise MissingThrow(f"the rules need another throw here (die {counter} of game {game})")
 
 
-def command_of(state: TableState, event: e.Event) -> tuple[list[str], c.Command] | None:
+def command_of(
+    state: TableState, event: e.Event, following: Sequence[e.Event] = ()
+) -> tuple[list[str], c.Command] | None:
     """The command that must have produced ``event`` as its first event, with who may have
     sent it (the event's player, or for a throw or start that names nobody, everyone seated).
-    None for an event that no command produces first."""
+    None for an event that no command produces first.
+
+    ``following``: the events recorded after it, as far as they are known (the rest of the
+    batch, and maybe later ones): an expiry's ``absent``, an input the server gave it, is
+    read back from what its events record (:func:`absent_of`)."""
     anyone = list(state.players) or [state.created_by]
     player = getattr(event, "player", None)
     by = [player] if player else anyone
@@ -134,7 +141,7 @@ def command_of(state: TableState, event: e.Event) -> tuple[list[str], c.Command]
             # the time then gives (a throw that came with it is then checked as a roll).
             return anyone, c.Expire()
         case e.TimeExpired():
-            return anyone, c.Expire()
+            return anyone, c.Expire(absent=absent_of(event, following))
         case e.LineThrow():
             return anyone, c.Roll()  # the line, thrown by a member's roll or by the timer
         case e.OpeningThrow():
@@ -158,6 +165,30 @@ def command_of(state: TableState, event: e.Event) -> tuple[list[str], c.Command]
         case e.ResignationDeclined():
             return by, c.Decline(cube=event.cube if box else "")
     return None
+
+
+def absent_of(first: e.TimeExpired, following: Sequence[e.Event]) -> list[str]:
+    """The ``absent`` of the expiry whose events begin with ``first``, as they record it: who
+    ran out of time while not connected (each ``time_expired`` of its first run says), and when
+    that ended the game, who of the line was not connected (the ``line_rotated`` that follows
+    the game's end and the leaves). The rest of who was absent changed nothing it decided."""
+    batch = [first, *following]
+    absent: list[str] = []
+    k = 0
+    while k < len(batch) and isinstance(batch[k], e.TimeExpired):
+        expired = batch[k]
+        assert isinstance(expired, e.TimeExpired)
+        if expired.absent:
+            absent.append(expired.player)
+        k += 1
+    if k < len(batch) and isinstance(batch[k], e.GameEnded):
+        k += 1
+        while k < len(batch) and isinstance(batch[k], e.PlayerLeft):
+            k += 1
+        rotated = batch[k] if k < len(batch) else None
+        if isinstance(rotated, e.LineRotated):
+            absent += [p for p in rotated.absent if p not in absent]
+    return absent
 
 
 def decide_as(
@@ -203,7 +234,7 @@ def check_batch(
         first = events[i]
         tag = e.tag(first)
         version = s.version + 1
-        found = command_of(s, first)
+        found = command_of(s, first, events[i + 1 :])
         if found is None:
             raise DecisionRejectedError(table_id, version, tag, f"no command produces a {tag} here")
         actors, command = found

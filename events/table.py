@@ -33,6 +33,7 @@ __all__ = [
     "TableNotFoundError",
     "TableState",
     "add_seed",
+    "evolve_forfeits",
     "evolve_seed",
     "evolve_window",
     "game_started",
@@ -162,6 +163,14 @@ class TableState:
     own clock for an overdue opening or line throw (:mod:`events.clocks`)."""
     clock_reserve: tuple[tuple[str, int], ...] = ()
     """Each player's reserve left in ms, as of their clock's last stop."""
+    forfeits: tuple[tuple[str, str], ...] = ()
+    """Who forfeited in the current game (or the one just ended, until the next starts), in
+    order, and how: ``time`` (ran out of time), ``away`` (ran out of time while not connected,
+    so leaving as the game ends) or ``left`` (left in mid-game). The record and the view name
+    them (:func:`events.narration.forfeits_text`)."""
+    walking_away: tuple[str, ...] = ()
+    """Who ran out of time in the game in play while not connected to the table: each leaves
+    it when the game ends (docs/rules.md §10, "Walking away")."""
     match_winner: str = ""
     ledger: tuple[tuple[str, int], ...] = ()
     """Money won (positive) and lost per player over the table's life."""
@@ -308,8 +317,39 @@ def game_started(s: TableState, event: e.GameStarted, **changes: Any) -> TableSt
         window_open=window,
         seed_players=tuple(event.players) if window else (),
         seed_answered=(),
+        forfeits=(),
+        walking_away=(),
         **changes,
     )
+
+
+def _has_game_in_play(s: TableState, player: str) -> bool:
+    """Whether ``player`` has a game under way at the table (leaving now forfeits it)."""
+    if s.chouette is not None:
+        return s.chouette.has_game_in_play(player)
+    game = s.game
+    return game is not None and game.is_in_play and player in s.seats
+
+
+def evolve_forfeits(before: TableState, after: TableState, event: e.Event) -> TableState:
+    """``after`` (the state folded from ``before`` by ``event``, for every kind of table) with
+    the game's forfeits noted: a player out of time (``time``, or ``away`` and walking away
+    when they were not connected), a player leaving a game under way (``left``). A player who
+    leaves is no longer walking away."""
+    match event:
+        case e.TimeExpired(player=player, absent=absent):
+            walking = (*after.walking_away, player) if absent else after.walking_away
+            how = "away" if absent else "time"
+            return replace(after, forfeits=(*after.forfeits, (player, how)), walking_away=walking)
+        case e.PlayerLeft(player=player):
+            walking = tuple(p for p in after.walking_away if p != player)
+            if _has_game_in_play(before, player):
+                return replace(
+                    after, forfeits=(*after.forfeits, (player, "left")), walking_away=walking
+                )
+            if walking != after.walking_away:
+                return replace(after, walking_away=walking)
+    return after
 
 
 def evolve_seed(s: TableState, event: e.ClientSeedAdded) -> TableState:

@@ -70,6 +70,20 @@ class ClockOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     reserve_per_point: Annotated[
         int, Meta(ge=0, le=600, description="Matches: reserve seconds added per point of length.")
     ] = 0
+    reserve_per_game: Annotated[
+        bool | None,
+        Meta(
+            description="Whether each game starts with a whole reserve: true at money tables"
+            " and chouettes, false in a match (whose reserve lasts the match). Omitted: the rule"
+            " for the table's kind, which the server records."
+        ),
+    ] = None
+    """Whether each player's reserve is restored at the start of each game (docs/rules.md §10,
+    "Whose reserve"): true at money tables and chouettes, false in a match, whose reserve lasts
+    the whole match; any other value is refused. None in a request: the server records the
+    rule for the table's kind (:func:`events.clocks.with_reserve_rule`). None in a stored event
+    (tables created before the rule): never restored, the reserve lasting the table's life, as
+    their clocks were judged when their events were decided."""
 
 
 class TableOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -233,10 +247,15 @@ class SeedWindowClosed(Event, frozen=True, kw_only=True, tag="seed_window_closed
 
 class TimeExpired(Event, frozen=True, kw_only=True, tag="time_expired"):
     """A player's clock ran out (their delay and reserve used up): they forfeit as if they had
-    left in mid-game (docs/rules.md §10), and stay at the table. Decided only when the recorded
-    times show the clock ran out."""
+    left in mid-game (docs/rules.md §10). Decided only when the recorded times show the clock
+    ran out. A player who was connected stays at the table; one who was not (``absent``) leaves
+    it when the game ends (``player_left`` then, docs/rules.md §10, "Walking away")."""
 
     player: PlayerId
+    absent: bool = False
+    """The player had no stream open to the table when their time ran out, as the server's
+    timer saw it (the ``absent`` of its ``expire``): they leave the table when this game ends.
+    False in events recorded before the rule."""
 
 
 class OpeningThrow(Event, frozen=True, kw_only=True, tag="opening_throw"):
@@ -369,9 +388,16 @@ class GameEnded(Event, frozen=True, kw_only=True, tag="game_ended"):
 
 
 class LineRotated(Event, frozen=True, kw_only=True, tag="line_rotated"):
-    """Chouette: the line after a game (box first, then the captain...)."""
+    """Chouette: the line after a game (box first, then the captain...), without those who
+    left as it ended (who ran out of time while not connected, docs/rules.md §10)."""
 
     line: list[str]
+    absent: list[str] = []
+    """A game the clock ended (an ``expire``): who of ``line`` had no stream open to the table
+    then, as the server's timer saw it. The next game starts by itself only when at least two
+    of the line are connected; otherwise none follows until a player starts it (docs/rules.md
+    §10, "Walking away"). Empty after a player's command, and in events recorded before the
+    rule."""
 
 
 class MatchEnded(Event, frozen=True, kw_only=True, tag="match_ended"):

@@ -438,7 +438,7 @@ def parse_clock(text: str) -> ClockOptions | Literal["off"]:
     """``off``, or ``DELAY+RESERVE[+PER_POINT]`` in seconds.
 
     >>> parse_clock("12+120+20")
-    ClockOptions(delay=12, reserve=120, reserve_per_point=20)
+    ClockOptions(delay=12, reserve=120, reserve_per_point=20, reserve_per_game=None)
     >>> parse_clock("off")
     'off'
     """
