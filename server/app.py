@@ -39,7 +39,7 @@ from server import bot_handlers as bh
 from server import handlers as h
 from server import web as page
 from server.auth import ACCOUNTS, Accounts
-from server.bots import BOTS, BotRunner
+from server.bots import BOTS, BotRunner, is_bot
 from server.config import Config, load_seed_key, load_signing_key
 from server.database import server_database_url
 from server.keys import (
@@ -151,8 +151,17 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         clock=config.clock or time.time,
     )
     # The timer service: the command service tells it every state it folds; with an injected
-    # clock (tests) nothing runs in the background and the test fires what is due.
-    timers = Timers(app[TABLES], app[METRICS], background=config.clock is None)
+    # clock (tests) nothing runs in the background and the test fires what is due. Who is at a
+    # table is the presence's (or a bot: it plays through the runner, never a stream), and
+    # each account arriving at a table tells the timers (docs/rules.md §10, "Walking away").
+    presence = app[PRESENCE]
+    timers = Timers(
+        app[TABLES],
+        app[METRICS],
+        background=config.clock is None,
+        is_here=lambda table_id, player: is_bot(player) or presence.is_here(table_id, player),
+    )
+    presence.on_arrival = timers.arrived
     app[TABLES].on_state = timers.schedule
     app[TIMERS] = timers
     timers.start(lobby.playing)

@@ -16,6 +16,7 @@ from aiohttp import web
 from msgspec import Meta
 
 from events import commands as c
+from events.clocks import with_reserve_rule
 from events.errors import StoreError
 from events.service import Arrival
 from events.store import RecordedEvent
@@ -356,6 +357,8 @@ async def create_table(request: web.Request) -> web.Response:
     if options.clock is None:
         clock = config.table_clock or default_clock(body.kind)
         options = msgspec.structs.replace(options, clock=clock)
+    # Whose reserve (docs/rules.md §10): restored at each game but in a match, said explicitly.
+    options = with_reserve_rule(body.kind, options)
     # Rated and private tables (issue 15): checked, and a private table's row kept first.
     options = await prepare_create(request.app, account, body.kind, options, table_id)
     command = c.CreateTable(kind=body.kind, options=options, name=body.name)
@@ -440,6 +443,17 @@ async def run_command(
             raise forbidden("this table is for registered accounts")
         if not command.display_name:
             command = c.Join(seat=command.seat, display_name=account.display_name)
+    elif isinstance(command, c.Expire):
+        # Who is connected is the server's to say (docs/rules.md §10, "Walking away").
+        if command.absent:
+            raise bad_request(
+                "absent is filled in by the server (who has no stream open to the table);"
+                " leave it out",
+                field="command.absent",
+            )
+        timers = app.get(TIMERS)
+        if timers is not None:
+            command = c.Expire(absent=timers.absent(table_id, state))
     bots = app.get(BOTS)
     with bots.people.person() if bots is not None else contextlib.nullcontext():
         outcome = await tables.execute(

@@ -99,8 +99,11 @@ COMMAND_EXAMPLES = {
         "Claim that a clock has run out",
         {"type": "expire"},
         "The server's timer sends it when a clock runs out; anyone may. Decided at the server's"
-        " time: a player out of time forfeits, an expired seed window closes, an overdue opening"
-        " or line throw is thrown. Refused (409) unless something truly ran out.",
+        " time: a player out of time forfeits (and, if not connected to the table, leaves it when"
+        " the game ends), an expired seed window closes, an overdue opening or line throw is"
+        " thrown (these two only with two of the table's players connected). Refused (409)"
+        " unless something truly ran out. The server fills in `absent` (who is not connected);"
+        " a client may not (400).",
     ),
     "waive_seed": _command(
         "Add no seed to this game's dice",

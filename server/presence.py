@@ -7,8 +7,12 @@ goes, every other stream of the table is told who is connected now: ``{"ctl": "p
 ephemeral: it is not an event, not stored, and has no version. A stream that has just opened
 is not sent one: the table view carries the same ``connected`` and ``anonymous``.
 
-Anonymous watchers are counted, never named. A disconnection changes nothing at the table (a
-player's clock keeps running whether or not they are connected).
+Anonymous watchers are counted, never named. A disconnection changes nothing in a game in play (a
+player's clock keeps running whether or not they are connected), but who is connected is what the
+timers act on (docs/rules.md §10, "Walking away"): a player who runs out of time while not
+connected leaves the table when the game ends, and the table throws nothing by itself with fewer
+than two of its players connected (:class:`server.timers.Timers` asks :meth:`Presence.is_here`,
+and is told of each account that arrives, :attr:`Presence.on_arrival`).
 
 **Choice:** presence is this process's: with several server processes each knows only the
 streams it serves (as the lobby's spectator count). Clients of one table are normally served by
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 __all__ = ["Presence", "Watcher"]
@@ -51,6 +55,14 @@ class Presence:
 
     def __init__(self) -> None:
         self._tables: dict[str, _Table] = {}
+        self.on_arrival: Callable[[str], None] | None = None
+        """Told the table's id when an account opens its first stream of a table (the timers:
+        a table that waited for its players may go on)."""
+
+    def is_here(self, table_id: str, account: str) -> bool:
+        """Whether ``account`` has a stream open to ``table_id`` in this process."""
+        table = self._tables.get(table_id)
+        return table is not None and account in table.accounts
 
     def at(self, table_id: str) -> tuple[list[str], int]:
         """Who is connected to ``table_id``: the account ids (sorted) and how many anonymous
@@ -75,6 +87,8 @@ class Presence:
         watcher = Watcher()
         if self._arrive(table, account):
             self._tell(table)
+            if account is not None and self.on_arrival is not None:
+                self.on_arrival(table_id)
         table.watchers.add(watcher)
         try:
             yield watcher

@@ -27,6 +27,7 @@ from engine.position import Position
 from engine.routes import play_steps, route_moves, routes_of
 from events import clocks
 from events.chat import team_can_read
+from events.narration import forfeits_text
 from events.table import TableState, seed_window_ms
 from events.types import TableOptions
 from server.bots import is_bot
@@ -138,6 +139,17 @@ class CubeView(msgspec.Struct, kw_only=True):
     """GNU Backgammon's Match ID of the game on this cube (null when it does not fit one)."""
 
 
+class ForfeitView(msgspec.Struct, kw_only=True):
+    """A forfeit in the game: who, and how."""
+
+    player: str
+    how: Literal["time", "left"]
+    """``time``: their clock ran out; ``left``: they left in mid-game."""
+    walks_away: bool = False
+    """Ran out of time while not connected: they leave the table when the game ends
+    (docs/rules.md §10, "Walking away")."""
+
+
 class GameView(msgspec.Struct, kw_only=True):
     number: int
     phase: Literal["opening", "roll", "move", "doubled", "resignation", "over"]
@@ -169,6 +181,9 @@ class GameView(msgspec.Struct, kw_only=True):
     once, so this is never empty in the ``move`` phase)."""
     result: SettlementView | None = None
     """Two-player tables, once the game is over."""
+    forfeits: list[ForfeitView] = []
+    """Who forfeited in this game, in order (docs/rules.md §10): who ran out of time, and who
+    left in mid-game."""
 
 
 class SeedWindowView(msgspec.Struct, kw_only=True):
@@ -547,7 +562,8 @@ def _duel_game(state: TableState, game: Game, viewer: str | None) -> GameView:
         case _:
             assert result is not None
             won = result.points
-            status = f"{state.display_name(result.winner)} won {won} point{'s' * (won != 1)}."
+            status = f"{state.display_name(result.winner)} won {won} point{'s' * (won != 1)}"
+            status += f": {forfeits_text(state)}." if state.forfeits else "."
     return GameView(
         number=state.game_no,
         phase=game.phase.value,
@@ -563,7 +579,20 @@ def _duel_game(state: TableState, game: Game, viewer: str | None) -> GameView:
         cubes=[cube],
         legal_plays=_legal(game.position, game.dice, game.legal_plays()),
         result=result,
+        forfeits=_forfeits(state),
     )
+
+
+def _forfeits(state: TableState) -> list[ForfeitView]:
+    """The game's forfeits, as the view lists them."""
+    return [
+        ForfeitView(
+            player=player,
+            how="left" if how == "left" else "time",
+            walks_away=how == "away",
+        )
+        for player, how in state.forfeits
+    ]
 
 
 def _match_id(game: Game, length: int, score: tuple[int, int], crawford: bool) -> str | None:
@@ -677,7 +706,9 @@ def _chouette_game(
         status = f"Waiting for {state.names_text(waiting)} to answer."
     elif g.is_over:
         to_act = []
-        status = "The game is over."
+        status = (
+            f"The game is over: {forfeits_text(state)}." if state.forfeits else "The game is over."
+        )
     else:
         roller = ch.on_roll
         to_act = [roller] if roller else []
@@ -700,6 +731,7 @@ def _chouette_game(
         dice_commitment=state.commitment,
         cubes=_member_cubes(state, ch, g),
         legal_plays=_legal(g.position, g.dice, ch.legal_plays()),
+        forfeits=_forfeits(state),
     )
 
 

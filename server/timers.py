@@ -15,6 +15,15 @@ answers the second as a duplicate of the first, or its expected-version check ma
 again on the new state, where nothing has run out any more (a refusal). Either way exactly one
 set of events is recorded. A refusal only reschedules the table from its fresh state.
 
+Who is connected (docs/rules.md §10, "Walking away"): each expiry carries who of the table's
+players is ``absent`` (no stream open to the table in this process, and not a bot: a bot plays
+through the runner, never a stream), which the decider records. When what has run out is the
+table's own (a seed window's close, an overdue opening or line throw) and fewer than two of its
+players are connected, nothing is sent: the table is *parked* at that deadline, and looked at
+again when an account arrives at it (:meth:`Timers.arrived`, told by the presence) or when one
+of its commands changes its deadline. A table nobody is at so writes nothing until someone comes
+back. A player's own clock runs out whoever is connected.
+
 After a restart the heap is rebuilt from the read model: the lobby's tables in play are loaded
 (a few at a time) and scheduled (:meth:`Timers.rebuild`).
 
@@ -34,7 +43,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Final, Protocol
 
 from events import commands as c
-from events.clocks import next_deadline
+from events.clocks import for_the_table, next_deadline, too_few_here
 from events.service import Outcome
 from events.table import CommandError, TableState
 
@@ -97,6 +106,8 @@ class Timers:
     :param observer: told about each expiry sent (metrics); nothing by default.
     :param background: run the task that sleeps until the next deadline (production). False
         with an injected clock: tests call :meth:`fire_due`.
+    :param is_here: whether a player is at a table now, ``(table_id, player)``: connected, or a
+        bot (the server's presence). None: everyone counts as connected.
     """
 
     def __init__(
@@ -105,10 +116,14 @@ class Timers:
         observer: TimerObserver | None = None,
         *,
         background: bool = True,
+        is_here: Callable[[str, str], bool] | None = None,
     ) -> None:
         self._tables = tables
         self._observer = observer
         self._background = background
+        self._is_here = is_here
+        self._parked: dict[str, int] = {}
+        """Tables whose table-thrown deadline waits for two players to connect, with it."""
         self._heap: list[tuple[int, str]] = []
         self._scheduled: dict[str, int] = {}
         """Each table's deadline as last scheduled (heap entries that differ are stale)."""
@@ -132,6 +147,11 @@ class Timers:
         there): called with every state the command service folds, so kept cheap."""
         started = time.perf_counter()
         deadline = next_deadline(state) if state.in_game else None
+        if self._parked and table_id in self._parked:
+            if deadline is not None and self._parked[table_id] == deadline:
+                self.hook_seconds += time.perf_counter() - started
+                return  # still waiting for its players
+            del self._parked[table_id]
         if deadline is None:
             self._scheduled.pop(table_id, None)  # its heap entry, if any, is skipped when due
         elif self._scheduled.get(table_id) != deadline:
@@ -148,6 +168,29 @@ class Timers:
         tables scheduled."""
         self._heap = [(d, t) for t, d in self._scheduled.items()]
         heapq.heapify(self._heap)
+
+    def arrived(self, table_id: str) -> None:
+        """An account has come to ``table_id`` (the presence's hook): a table parked for want
+        of players is looked at again at once. Cheap, and never raises."""
+        deadline = self._parked.pop(table_id, None)
+        if deadline is None:
+            return
+        self._scheduled[table_id] = deadline
+        heapq.heappush(self._heap, (deadline, table_id))
+        self._wake.set()
+
+    def parked(self, table_id: str) -> bool:
+        """Whether ``table_id`` waits for two of its players to connect before its timer
+        throws for it."""
+        return table_id in self._parked
+
+    def absent(self, table_id: str, state: TableState) -> list[str]:
+        """The table's players who are not at it now (no stream open to it here, not a bot):
+        the ``absent`` of an expiry, the timer's or a client's."""
+        here = self._is_here
+        if here is None:
+            return []
+        return [p for p in state.players if not here(table_id, p)]
 
     def deadline(self, table_id: str) -> int | None:
         """When ``table_id`` is scheduled to be looked at (ms since the epoch), if it is."""
@@ -200,10 +243,17 @@ class Timers:
                 due = next_deadline(state) if state.in_game else None
                 if due is None or due > now:
                     return False  # stale: another process moved the table on
+                absent = self.absent(table_id, state)
+                if for_the_table(state, now) and too_few_here(state, absent):
+                    self._parked[table_id] = due  # until someone arrives (or it moves on)
+                    return False
                 outcome = "error"
                 try:
                     result = await self._tables.execute(
-                        table_id, ACTOR, c.Expire(), expire_id(table_id, state.version)
+                        table_id,
+                        ACTOR,
+                        c.Expire(absent=absent),
+                        expire_id(table_id, state.version),
                     )
                     outcome = "duplicate" if result.duplicate else "ok"
                 except CommandError:

@@ -124,6 +124,7 @@ async def test_clock_options_are_checked_and_the_default_recorded(
         "delay": 12,
         "reserve": 120,
         "reserve_per_point": 20,
+        "reserve_per_game": False,  # a match's reserve lasts the match (docs/rules.md §10)
     }
     assert (await api.state(money, ann))["options"]["clock"]["reserve_per_point"] == 0
     assert (await api.state(off, ann))["options"]["clock"] == "off"
@@ -131,6 +132,7 @@ async def test_clock_options_are_checked_and_the_default_recorded(
         "delay": 5,
         "reserve": 30,
         "reserve_per_point": 0,
+        "reserve_per_game": True,  # restored at each game
     }
 
 

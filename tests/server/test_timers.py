@@ -20,6 +20,7 @@ from server.timers import ACTOR, Timers
 from tests.server.conftest import (
     Api,
     User,
+    WsClient,
     box_on_roll,
     chouette,
     connect,
@@ -61,6 +62,17 @@ async def recorded_by(api: Api, table: str) -> list[tuple[str, str]]:
         table_stream(table),
     )
     return [(r["type"], r["actor"]) for r in rows]
+
+
+async def connected(api: Api, table: str, *users: User) -> list[WsClient]:
+    """Sockets of ``users`` open to the table, once the server counts them: the timer throws
+    for a table only with two of its players connected (docs/rules.md §10)."""
+    sockets = [await connect(api.client, table, u) for u in users]
+    want = sorted(u.account_id for u in users)
+    async with asyncio.timeout(10):
+        while (await api.state(table))["connected"] != want:
+            await asyncio.sleep(0.01)
+    return sockets
 
 
 def clock_of(view: dict[str, Any], player: str) -> dict[str, Any]:
@@ -269,6 +281,7 @@ async def test_the_timer_closes_an_expired_seed_window(
     clock = Clock()
     api = await make_api(clock=clock, seed_window=5)
     table, ann, _bob = await api.seat_two("money", clock=CLOCK)
+    sockets = await connected(api, table, ann, _bob)  # the table throws for two players here
     await api.ok(ann, table, "waive_seed")
     clock.now += 4
     assert await timers(api).fire_due() == 0
@@ -279,6 +292,8 @@ async def test_the_timer_closes_an_expired_seed_window(
     # Now the opening throw is due (the table's own clock, the delay only).
     view = await api.state(table)
     assert clock_of(view, "")["running"]
+    for sock in sockets:
+        await sock.close()
 
 
 async def test_the_timer_throws_for_a_chouettes_first_line(
@@ -290,6 +305,7 @@ async def test_the_timer_throws_for_a_chouettes_first_line(
     table = await api.create_table(players[0], "chouette", clock=CLOCK)
     for p in players:
         await api.ok(p, table, "join")
+    sockets = await connected(api, table, *players)
     await api.ok(players[0], table, "start_game")
     before = len(await events_of(api, table))
     clock.now += 5
@@ -299,6 +315,8 @@ async def test_the_timer_throws_for_a_chouettes_first_line(
     assert new[1:] and all(isinstance(ev, e.LineThrow) for ev in new[1:]), new
     view = await api.state(table)
     assert view["line"] and view["game"]["phase"] == "opening"
+    for sock in sockets:
+        await sock.close()
 
 
 async def test_an_overdue_opening_throw_is_thrown_by_the_timer(
@@ -307,10 +325,13 @@ async def test_an_overdue_opening_throw_is_thrown_by_the_timer(
     clock = Clock()
     api = await make_api(clock=clock)
     table, _ann, _bob = await api.seat_two("money", clock=CLOCK)
+    sockets = await connected(api, table, _ann, _bob)
     view = await api.state(table)
     assert view["game"]["phase"] == "opening" and clock_of(view, "")["running"]
     clock.now += 12
     assert await timers(api).fire_due() == 1
+    for sock in sockets:
+        await sock.close()
     evs = await events_of(api, table)
     assert isinstance(evs[-1], e.OpeningThrow)
     assert not any(isinstance(ev, e.TimeExpired) for ev in evs)
