@@ -41,7 +41,7 @@ from typing import Any
 
 from engine.matfile import MatAction, MatMatch, write_mat
 from events import types as e
-from events.decider import evolve
+from events.decider import evolve_stored
 from events.gamelog import chouette_log, table_log
 from events.gnubg_analysis import Block, analyse_with_module, parse_export
 from events.mat_export import match_record, member_record
@@ -283,7 +283,7 @@ def _captains(events: Sequence[e.Event]) -> dict[int, str]:
     captains: dict[int, str] = {}
     for ev in events:
         before = state
-        state = evolve(state, ev)
+        state = evolve_stored(state, ev)
         ch = before.chouette
         if ch is not None and ch.game is not None:
             captains[state.version] = ch.game.captain

@@ -578,6 +578,7 @@ class StreamAudit:
         except (EngineError, CommandError) as exc:
             report.fail("rules", version, f"{e.tag(first)} is not allowed: {exc}", e.tag(first))
             return None
+        decided = _as_before_issue_27(decided, events, i)
         if _compare(decided, events, records, i, self._games, state, report, final):
             return None
         return len(decided)
@@ -746,6 +747,28 @@ def _compare(
         report.fail(check, version, reason, e.tag(got))
         return True
     return False
+
+
+def _as_before_issue_27(
+    decided: list[e.Event], events: list[tuple[int, e.Event]], i: int
+) -> list[e.Event]:
+    """The decided events as the server recorded them before issue 27, when the recorded
+    events from index ``i`` are that older form; otherwise ``decided`` as it is.
+
+    A match forfeited between its games (a leave, or a time forfeit, while its next game was
+    started but not yet thrown) now ends that game unplayed before ``match_ended``
+    (docs/rules.md §10, "A finished match is finished"). Before, ``match_ended`` came at once
+    and the game was left open, its seed never revealed. That was what the rules gave then,
+    and the open game had no throw, so it is accepted: its dice stay ``pending`` (nothing was
+    thrown with them), and any event written into the finished match later fails the rules
+    check at its own version."""
+    for k, ev in enumerate(decided[:-1]):
+        after = decided[k + 1]
+        unplayed = isinstance(ev, e.GameEnded) and ev.how == "unplayed"
+        recorded = events[i + k][1] if i + k < len(events) else None
+        if unplayed and isinstance(after, e.MatchEnded) and recorded == after:
+            return [*decided[:k], *decided[k + 1 :]]
+    return decided
 
 
 def _same_in_schema_1(got: e.Event, want: e.Event, schema_version: int) -> bool:

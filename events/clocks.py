@@ -141,8 +141,10 @@ def _full_reserve(state: TableState, clock: e.ClockOptions) -> int:
 
 
 def due(state: TableState) -> tuple[str, ...]:
-    """Who must act now, whose clocks run (:data:`TABLE` for an overdue throw of the table's)."""
-    if not state.in_game or state.window_open:
+    """Who must act now, whose clocks run (:data:`TABLE` for an overdue throw of the table's).
+    Nobody once the match has ended: no clock runs on a finished table (docs/rules.md §10),
+    not even over a game a server before issue 27 left open there."""
+    if not state.in_game or state.window_open or state.match_winner:
         return ()
     if state.kind == "chouette":
         ch = state.chouette
@@ -251,7 +253,11 @@ def overdue(state: TableState, now: int) -> tuple[str, ...]:
 
 def next_deadline(state: TableState) -> int | None:
     """The earliest time something at the table runs out: the seed window, or a running
-    clock (ms since the epoch); None when nothing is running. The timer service wakes then."""
+    clock (ms since the epoch); None when nothing is running, and always between games and
+    once the match has ended (nothing can run out on a finished table). The timer service
+    wakes then."""
+    if not state.in_game or state.match_winner:
+        return None
     times = [deadline_of(state, p) for p, _ in state.clock_running]
     if state.window_open:
         times.append(state.seed_deadline)

@@ -6,6 +6,14 @@ on load, in tests, in replays and in audits. :func:`decide` never changes anythi
 precise error (an engine ``ValueError`` subclass, or :class:`~events.table.CommandError`) when a
 command is not allowed, and otherwise returns the events that record it.
 
+Events read back from the store are folded with :func:`evolve_stored` (:func:`fold_stored`) by
+everything that loads a table (the command service, the replay, the game logs and exports, the
+terminal record): the log is immutable, so an event that a server once wrote wrongly (issue 27:
+an opening throw after the match was forfeited) is there for good, and a table must still open.
+Such an event is skipped: the state's version moves past it, :attr:`TableState.skipped
+<events.table.TableState.skipped>` records it, and it is logged. :func:`fold` and
+:func:`evolve` stay strict (tests, the audit, which reports the event at its version).
+
 This module only dispatches: creating a table is the same for every kind; the rest goes to the
 rules of the table's kind, :mod:`events.duel_table` (money and match) or
 :mod:`events.chouette_table`. Chat goes to the table's chat stream instead
@@ -15,7 +23,8 @@ so the decider stays pure and every throw can be derived again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import logging
+from collections.abc import Callable, Iterable
 
 import msgspec
 
@@ -28,12 +37,15 @@ from events.table import (
     CommandError,
     DiceSource,
     InvalidCommandError,
+    MatchOverError,
     TableState,
     evolve_forfeits,
     evolve_window,
 )
 
-__all__ = ["decide", "evolve", "fold", "may_start_game"]
+__all__ = ["decide", "evolve", "evolve_stored", "fold", "fold_stored", "may_start_game"]
+
+log = logging.getLogger("chouette.tables")
 
 
 def decide(
@@ -46,6 +58,7 @@ def decide(
     deadlines (the seed window) are judged by it.
 
     :raises CommandError: a command that does not fit this table.
+    :raises MatchOverError: anything but leaving, once the table's match has ended.
     :raises NotAllowedError: the actor's role does not allow it.
     :raises engine.errors.EngineError: the rules do not allow it (illegal play, cube, turn...).
     """
@@ -56,6 +69,13 @@ def decide(
             raise CommandError("no such table")
         case c.Chat():
             raise CommandError("chat goes to the table's chat stream (events.chat.decide_chat)")
+        case c.Leave():
+            pass  # leaving a finished match costs nothing and is still allowed
+        case _ if state.match_winner:
+            # A finished match is finished (docs/rules.md §10): no throw, play, cube action,
+            # seed, new game or expiry, even where a game was left open by a server before
+            # issue 27 (its events are in the log for good).
+            raise MatchOverError()
     rules = chouette_table if state.kind == "chouette" else duel_table
     if isinstance(command, c.Expire):
         # Judged by time alone, and by who is connected (which the server says, ``absent``).
@@ -158,8 +178,61 @@ def evolve(state: TableState, event: e.Event) -> TableState:
 
 
 def fold(events: Iterable[e.Event], state: TableState | None = None) -> TableState:
-    """Fold events into a table state: the only way to get one."""
+    """Fold events into a table state: the only way to get one. Strict: an event that does not
+    apply raises (tests, the audit); a table read back from the store is folded with
+    :func:`fold_stored`."""
     s = state or TableState()
     for event in events:
         s = evolve(s, event)
+    return s
+
+
+Skipped = Callable[[int, e.Event, str], None]
+"""Told of an event :func:`evolve_stored` skipped: its version, the event and why it does not
+apply."""
+
+
+def evolve_stored(state: TableState, event: e.Event, on_skip: Skipped | None = None) -> TableState:
+    """:func:`evolve` for an event read back from the store: one that does not apply to the
+    state (the rules raise) is skipped rather than raised, since the log keeps it for good and
+    the table must still open. The state's version (and time) move past it as past any event,
+    :attr:`~events.table.TableState.skipped` gains its version, it is logged, and ``on_skip``
+    is told. Pure but for the log line.
+
+    >>> options = e.TableOptions()
+    >>> s = fold([e.TableCreated(table_id="t", kind="money", options=options, created_by="a")])
+    >>> s = evolve_stored(s, e.OpeningThrow(dice=(3, 1)))
+    >>> s.version, s.skipped
+    (2, (2,))
+    """
+    try:
+        return evolve(state, event)
+    except EngineError as exc:
+        version = state.version + 1
+        reason = str(exc)
+        log.warning(
+            "table %s: the stored %s at version %d does not apply and is skipped: %s",
+            state.table_id or "?",
+            e.tag(event),
+            version,
+            reason,
+            extra={"table_id": state.table_id, "version": version},
+        )
+        if on_skip is not None:
+            on_skip(version, event, reason)
+        return replace(
+            state,
+            version=version,
+            last_at=event.at or state.last_at,
+            skipped=(*state.skipped, version),
+        )
+
+
+def fold_stored(
+    events: Iterable[e.Event], state: TableState | None = None, on_skip: Skipped | None = None
+) -> TableState:
+    """Fold events read back from the store (:func:`evolve_stored`): what loads a table."""
+    s = state or TableState()
+    for event in events:
+        s = evolve_stored(s, event, on_skip)
     return s

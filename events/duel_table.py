@@ -192,9 +192,13 @@ def _next_game_started(state: TableState, dice: DiceSource) -> e.GameStarted:
 def _leave(state: TableState, actor: str, seat: int, dice: DiceSource) -> list[e.Event]:
     """A player leaves (docs/rules.md §10): free between games; in mid-game (or mid-match)
     they forfeit first, the game scored at the worst result still possible for them and a
-    match lost. A game started but not yet thrown ends unplayed, its seed revealed."""
+    match lost. A game started but not yet thrown ends unplayed, its seed revealed. Leaving
+    a finished match is only that: nothing in it ends again (a game that a server before
+    issue 27 left open there stays as the log has it)."""
     left = e.PlayerLeft(player=actor)
     series = state.match
+    if state.match_winner:
+        return [left]
     if series is not None and series.in_play:
         return [left, *_forfeited(state, series.forfeit(seat), dice)]
     if state.in_game:
@@ -216,13 +220,19 @@ def _unplayed(state: TableState, dice: DiceSource) -> e.GameEnded:
 
 def _forfeited(state: TableState, series: Match, dice: DiceSource) -> list[e.Event]:
     """``game_ended`` for a game a player forfeited, if one was in play, then ``match_ended``
-    when a match is forfeited (its winner the opponent, whatever the score)."""
+    when a match is forfeited (its winner the opponent, whatever the score).
+
+    A match forfeited between its games, its next game started but not yet thrown, ends that
+    game unplayed first, its seed revealed (docs/rules.md §10, "A finished match is
+    finished"): nothing is left open to be thrown in a finished match."""
     events: list[e.Event] = []
     before = state.match
     assert before is not None
     if before.game is not None and before.game.is_in_play:
         result = series.results[-1]
         events.append(_game_ended(state, result, dice))
+    elif state.in_game and series.winner is not None:
+        events.append(_unplayed(state, dice))
     if series.winner is not None:
         events.append(
             e.MatchEnded(winner=state.seats[series.winner] or "", score=list(series.score))
@@ -345,9 +355,11 @@ def evolve(s: TableState, event: e.Event) -> TableState:
             game = s.game
             if not s.in_game or game is None or game.is_in_play or game.is_over:
                 raise IllegalActionError("an unplayed game_ended for a game that was played")
+            # Its seed window, if still open, closes with it: nothing waits for a seed now.
             if s.match is not None and not s.match.results:
-                return replace(s, in_game=False, match=None)  # the match starts afresh
-            return replace(s, in_game=False, match=replace(s.match, game=None))
+                # The match starts afresh.
+                return replace(s, in_game=False, match=None, window_open=False)
+            return replace(s, in_game=False, match=replace(s.match, game=None), window_open=False)
         case e.GameEnded(settlements=settlements):
             game = s.game
             if game is None or not game.is_over or game.result is None:

@@ -7,12 +7,14 @@ record are written from.
   shared checker play with that member's cube, as :class:`MemberRecord`);
 - :func:`fold_states`: the state after each event.
 
-Pure functions of the events, folded with :func:`~events.decider.evolve`.
+Pure functions of the events, folded with :func:`~events.decider.evolve_stored`: the events are
+read back from the store, so one that does not apply (issue 27: an opening throw written after
+the match was forfeited) makes no entry; the log lists it in ``skipped`` with the reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +24,7 @@ from engine.chouette import Side
 from engine.game import Phase
 from engine.matfile import MatAction
 from events import types as e
-from events.decider import evolve
+from events.decider import evolve_stored
 from events.narration import event_text, forfeits_text, notation_of
 from events.table import TableState
 
@@ -32,6 +34,7 @@ __all__ = [
     "Entry",
     "GameLog",
     "MemberRecord",
+    "SkippedEntry",
     "TableLog",
     "chouette_log",
     "fold_states",
@@ -60,6 +63,21 @@ class Entry:
     """The Match ID before the entry."""
     text: str = ""
     """The entry in words."""
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedEntry:
+    """A stored event that did not apply to the table as it stood, and changed nothing."""
+
+    version: int
+    type: str
+    reason: str
+    """Why it does not apply, as the rules say (``the match is over``)."""
+
+
+def _noting(skipped: list[SkippedEntry]) -> Callable[[int, e.Event, str], None]:
+    """An ``on_skip`` for :func:`~events.decider.evolve_stored` that lists what it skips."""
+    return lambda version, ev, reason: skipped.append(SkippedEntry(version, e.tag(ev), reason))
 
 
 @dataclass(slots=True)
@@ -100,6 +118,8 @@ class TableLog:
     match_winner: str = ""
     final_score: tuple[int, int] = (0, 0)
     names: dict[str, str] = field(default_factory=dict)
+    skipped: list[SkippedEntry] = field(default_factory=list)
+    """Stored events that did not apply and were skipped, in order."""
 
 
 def table_log(events: Sequence[e.Event]) -> TableLog:
@@ -110,15 +130,20 @@ def table_log(events: Sequence[e.Event]) -> TableLog:
     state = TableState()
     log: TableLog | None = None
     game: GameLog | None = None
+    skipped: list[SkippedEntry] = []
+    on_skip = _noting(skipped)
     for ev in events:
         before = state
-        state = evolve(state, ev)
+        state = evolve_stored(state, ev, on_skip)
         if isinstance(ev, e.TableCreated):
             if ev.kind == "chouette":
                 raise ValueError("a chouette's record is per team member")
             log = TableLog(ev.table_id, ev.kind, ev.options, ev.options.match_length)
+            log.skipped = skipped
             continue
         assert log is not None, "the first event of a table is table_created"
+        if state.last_skipped:
+            continue  # it changed nothing: no entry (it is in log.skipped)
         log.names.update(dict(state.names))
         if isinstance(ev, e.GameStarted):
             series = state.match
@@ -259,6 +284,8 @@ class ChouetteLog:
     names: dict[str, str] = field(default_factory=dict)
     games: list[ChouetteGameLog] = field(default_factory=list)
     ledger: dict[str, int] = field(default_factory=dict)
+    skipped: list[SkippedEntry] = field(default_factory=list)
+    """Stored events that did not apply and were skipped, in order."""
 
 
 def chouette_log(events: Sequence[e.Event]) -> ChouetteLog:
@@ -268,13 +295,18 @@ def chouette_log(events: Sequence[e.Event]) -> ChouetteLog:
     state = TableState()
     log: ChouetteLog | None = None
     game: ChouetteGameLog | None = None
+    skipped: list[SkippedEntry] = []
+    on_skip = _noting(skipped)
     for ev in events:
         before = state
-        state = evolve(state, ev)
+        state = evolve_stored(state, ev, on_skip)
         if isinstance(ev, e.TableCreated):
             log = ChouetteLog(ev.table_id, ev.options)
+            log.skipped = skipped
             continue
         assert log is not None, "the first event of a table is table_created"
+        if state.last_skipped:
+            continue  # it changed nothing: no entry (it is in log.skipped)
         log.names.update(dict(state.names))
         ch, ch0 = state.chouette, before.chouette
         if isinstance(ev, e.GameStarted):
@@ -364,5 +396,5 @@ def fold_states(events: Sequence[e.Event], state: TableState | None = None) -> I
     """The state after each event, in order."""
     s = state or TableState()
     for ev in events:
-        s = evolve(s, ev)
+        s = evolve_stored(s, ev)
         yield s

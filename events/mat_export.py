@@ -19,7 +19,7 @@ import msgspec
 
 from engine.matfile import MatAction, MatGame, MatMatch, write_mat
 from events import types as e
-from events.gamelog import TableLog, chouette_log, table_log
+from events.gamelog import SkippedEntry, TableLog, chouette_log, table_log
 
 __all__ = [
     "chouette_json",
@@ -101,6 +101,7 @@ def export_json(events: Sequence[e.Event]) -> dict[str, Any]:
         "players": log.names,
         "match_winner": log.match_winner or None,
         "score": list(log.final_score),
+        "skipped": _skipped_json(log.skipped),
         "games": [
             {
                 "number": g.number,
@@ -186,6 +187,7 @@ def chouette_json(events: Sequence[e.Event]) -> dict[str, Any]:
         "options": msgspec.to_builtins(log.options),
         "players": log.names,
         "ledger": log.ledger,
+        "skipped": _skipped_json(log.skipped),
         "games": [
             {
                 "number": g.number,
@@ -234,6 +236,11 @@ def export_chouette(events: Sequence[e.Event]) -> dict[str, str]:
     files = {f"{file_name(m)}.mat": write_mat(member_record(events, m)) for m in members}
     files["chouette.json"] = json_text(chouette_json(events))
     return files
+
+
+def _skipped_json(skipped: Sequence[SkippedEntry]) -> list[dict[str, Any]]:
+    """The stored events that did not apply and changed nothing (issue 27), for the JSON."""
+    return [{"v": x.version, "type": x.type, "reason": x.reason} for x in skipped]
 
 
 def json_text(doc: Any) -> str:

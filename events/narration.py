@@ -14,6 +14,7 @@ from events.table import TableState
 
 __all__ = [
     "RESULT_WORDS",
+    "SKIPPED_NOTE",
     "event_text",
     "forfeits_text",
     "how_note",
@@ -29,12 +30,22 @@ def _name(state: TableState, player: str | None) -> str:
     return state.display_name(player) if player else "?"
 
 
+SKIPPED_NOTE = " (skipped: the rules do not allow it here, so it changed nothing)"
+"""What follows an event that did not apply when the table was loaded (issue 27)."""
+
+
 def event_text(before: TableState, event: e.Event, after: TableState) -> str:
     """One event in words, with a play in standard notation.
 
     ``before`` and ``after`` are the states on either side of it (the dice of a play and the
-    value of a double come from them).
+    value of a double come from them). A stored event that did not apply and was skipped
+    (:func:`events.decider.evolve_stored`) says so.
     """
+    text = _told(before, event, after)
+    return text + SKIPPED_NOTE if after.last_skipped else text
+
+
+def _told(before: TableState, event: e.Event, after: TableState) -> str:
     who = _name(before, getattr(event, "player", None))
     match event:
         case e.TableCreated():

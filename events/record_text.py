@@ -1,5 +1,8 @@
 """A table's record as text for the terminal: ``chouette replay`` prints :func:`record_lines`
-(the games, move by move) or :func:`state_text` (the table at one version)."""
+(the games, move by move) or :func:`state_text` (the table at one version).
+
+Both fold the stored events with :func:`~events.decider.evolve_stored`: an event that does not
+apply is skipped, and the record names it (its version, type and why) rather than failing."""
 
 from __future__ import annotations
 
@@ -7,11 +10,12 @@ from collections.abc import Iterator, Sequence
 
 from engine.position import board_text
 from events import types as e
-from events.decider import evolve
+from events.decider import evolve_stored
 from events.gamelog import (
     ChouetteGameLog,
     ChouetteLog,
     MemberRecord,
+    SkippedEntry,
     chouette_log,
     fold_states,
     table_log,
@@ -75,6 +79,12 @@ def record_lines(events: Sequence[e.Event], *, boards: bool = False) -> Iterator
                 f"point{'s' * (pts != 1)}" + how_note(g.how, g.forfeits)
             )
             yield f"  dice seed {g.seed}"
+        elif g.how == "unplayed":
+            yield "  ends unplayed (before its first throw): nobody wins, nothing is paid"
+            yield f"  dice seed {g.seed}"
+        elif log.match_winner:
+            # Left open by a server before issue 27 when the match was forfeited.
+            yield "  (never played: the match ended before its first throw; seed never revealed)"
         else:
             yield "  (in play: the dice seed is still secret)"
     if log.match_winner:
@@ -83,6 +93,18 @@ def record_lines(events: Sequence[e.Event], *, boards: bool = False) -> Iterator
             f"{log.names.get(log.match_winner, log.match_winner)} wins the match "
             f"{log.final_score[0]}-{log.final_score[1]}"
         )
+    yield from _skipped_lines(log.skipped)
+
+
+def _skipped_lines(skipped: Sequence[SkippedEntry]) -> Iterator[str]:
+    """The stored events that did not apply, each named (none: nothing)."""
+    if not skipped:
+        return
+    yield ""
+    count = len(skipped)
+    yield f"{count} stored event{'s' * (count != 1)} did not apply and changed nothing:"
+    for x in skipped:
+        yield f"  version {x.version}: {x.type} skipped ({x.reason})"
 
 
 def _board_lines(state: TableState) -> Iterator[str]:
@@ -98,9 +120,9 @@ def state_text(events: Sequence[e.Event], at: int) -> str:
     and the board."""
     before = TableState()
     for ev in events[: at - 1]:
-        before = evolve(before, ev)
+        before = evolve_stored(before, ev)
     event = events[at - 1]
-    after = evolve(before, event)
+    after = evolve_stored(before, event)
     lines = [f"version {at} of {len(events)}: {event_text(before, event, after)}"]
     game = after.game
     if game is not None and after.match is not None:
@@ -154,6 +176,7 @@ def _chouette_lines(events: Sequence[e.Event], boards: bool) -> Iterator[str]:
         yield f"  dice seed {g.seed}" if g.seed else "  (in play: the dice seed is still secret)"
     yield ""
     yield "ledger: " + ", ".join(f"{log.names.get(p, p)} {v:+d}" for p, v in log.ledger.items())
+    yield from _skipped_lines(log.skipped)
 
 
 def _member_how(log: ChouetteLog, g: ChouetteGameLog, member: str, r: MemberRecord) -> str:

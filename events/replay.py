@@ -3,7 +3,9 @@
 :class:`Replayer` answers ``GET /tables/{id}/replay?at=VERSION`` (:mod:`server.record_handlers`):
 the table as it stood after that version, the fold of the events up to it. It keeps a snapshot
 every :attr:`Replayer.every` versions; snapshots are folds themselves, derived and disposable (a
-test checks replays at every version against the plain fold).
+test checks replays at every version against the plain fold). The events are read back from the
+store, so one that does not apply is skipped (:func:`events.decider.evolve_stored`): the state
+after it is the state before it, one version on, and it is marked skipped.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from events import types as e
-from events.decider import evolve
+from events.decider import evolve_stored
 from events.store import EventStore, RecordedEvent
 from events.streams import decode_recorded, table_stream
 from events.table import TableState
@@ -82,7 +84,7 @@ class Replayer:
         before = base
         for ev in events:
             before = state
-            state = evolve(state, ev)
+            state = evolve_stored(state, ev)
             if state.version == len(snaps.states) * self.every:
                 snaps.states.append(state)
         return before, events[-1], state

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine.chouette import Chouette
-from engine.errors import IllegalActionError, NotYourTurnError
+from engine.errors import GameOverError, IllegalActionError, NotYourTurnError
 from engine.frozen import replace
 from engine.game import Game
 from engine.match import Match
@@ -28,6 +28,7 @@ __all__ = [
     "CommandIdReusedError",
     "DiceSource",
     "InvalidCommandError",
+    "MatchOverError",
     "NotAllowedError",
     "TableExistsError",
     "TableNotFoundError",
@@ -59,6 +60,15 @@ class InvalidCommandError(CommandError):
 
 class NotAllowedError(NotYourTurnError):
     """The actor's role at this table does not allow the command."""
+
+
+class MatchOverError(CommandError, GameOverError):
+    """A command at a match that has ended (docs/rules.md §10, "A finished match is
+    finished"): nothing more is thrown, played, doubled, started or timed there. Leaving is
+    still allowed (it costs nothing)."""
+
+    def __init__(self) -> None:
+        super().__init__("the match is over")
 
 
 class TableNotFoundError(CommandError):
@@ -174,6 +184,16 @@ class TableState:
     match_winner: str = ""
     ledger: tuple[tuple[str, int], ...] = ()
     """Money won (positive) and lost per player over the table's life."""
+    skipped: tuple[int, ...] = ()
+    """The versions of stored events that did not apply and were skipped when the table was
+    loaded (:func:`events.decider.evolve_stored`): an event written by a server whose rules
+    let it through (issue 27: an opening throw after the match was forfeited). Always empty
+    in a strict fold (:func:`events.decider.fold`), which raises instead."""
+
+    @property
+    def last_skipped(self) -> bool:
+        """Whether the last event folded was skipped (it did not apply: :attr:`skipped`)."""
+        return bool(self.skipped) and self.skipped[-1] == self.version
 
     @property
     def max_players(self) -> int:

@@ -28,6 +28,9 @@ def replay_view(
         "data": msgspec.to_builtins(event),
         "text": event_text(before, event, after),
     }
+    if after.last_skipped:
+        # A stored event that did not apply (issue 27): the table is as it was before it.
+        described["skipped"] = True
     if isinstance(event, e.CheckersMoved):
         described["notation"] = notation_of(before, event)
         if before.game is not None:
