@@ -36,6 +36,7 @@ __all__ = [
     "RecordedThrows",
     "absent_of",
     "check_batch",
+    "check_steps",
     "command_of",
     "decide_as",
     "dice_of",
@@ -77,18 +78,25 @@ def dice_of(ev: e.Event) -> tuple[int, ...]:
 
 
 class RecordedThrows:
-    """A dice source that throws what the events being checked record (from :attr:`batch`,
-    counted from :attr:`state`'s dice counter): for a game whose seed is not known (an import,
-    a game in play during an audit). Its commitments and revealed seeds are none."""
+    """A dice source that gives what the events being checked record (from :attr:`batch`,
+    throws counted from :attr:`state`'s dice counter): for games whose seed the checker does
+    not hold (an import, a game in play during an audit). Commitments and revealed seeds too are
+    the recorded ones; the audit checks them against each other."""
 
     def __init__(self) -> None:
         self.state = TableState()
         self.batch: Sequence[tuple[int, e.Event]] = ()
 
     def commitment(self, game: int) -> str:
+        for _, ev in self.batch:
+            if isinstance(ev, e.GameStarted) and ev.game == game:
+                return ev.dice_commitment
         return ""
 
     def reveal(self, game: int) -> str:
+        for _, ev in self.batch:
+            if isinstance(ev, e.GameEnded) and ev.game == game:
+                return ev.seed
         return ""
 
     def die(self, game: int, counter: int, clients: Sequence[str] = ()) -> int:
@@ -211,8 +219,22 @@ def brief(event: e.Event) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
+def _same(inferred: c.Command, sent: c.Command) -> bool:
+    """Whether the command the audit infers is the one that was decided (a play's moves as
+    pairs either way)."""
+    if isinstance(inferred, c.Move) and isinstance(sent, c.Move):
+        return sent.moves is not None and [tuple(m) for m in sent.moves] == [
+            tuple(m) for m in inferred.moves or ()
+        ]
+    return inferred == sent
+
+
 def check_batch(
-    state: TableState, events: Sequence[e.Event], dice: DiceSource | None = None
+    state: TableState,
+    events: Sequence[e.Event],
+    dice: DiceSource | None = None,
+    *,
+    decided_as: tuple[str, c.Command] | None = None,
 ) -> TableState:
     """The state after ``events``, which a command decided from ``state``, when they are what
     the audit would find the rules give; otherwise :class:`DecisionRejectedError`.
@@ -223,7 +245,13 @@ def check_batch(
 
     :param dice: the dice the batch was decided with (the service's fair dice, with the seeds
         of the game in play and the next: so every throw is re-derived); None to take the
-        throws as recorded (an import, whose games have no committed seed).
+        dice as recorded (an import's, a simulation's: :class:`RecordedThrows`).
+    :param decided_as: the actor and command that :func:`events.decider.decide` itself was
+        given, with ``dice``, to produce ``events``. When the audit infers that very actor and
+        command from the first event, deciding it again is the same pure computation on the
+        same inputs and gives ``events`` back (the audit's decision is that one), so it is not
+        run again: the batch is folded. Any other inference is decided again (an expiry that
+        decided a throw, a play given in notation...). Never pass it for another decider.
     """
     table_id = state.table_id
     recorded = RecordedThrows()
@@ -238,6 +266,13 @@ def check_batch(
         if found is None:
             raise DecisionRejectedError(table_id, version, tag, f"no command produces a {tag} here")
         actors, command = found
+        if (
+            not i
+            and decided_as is not None
+            and actors[0] == decided_as[0]
+            and _same(command, decided_as[1])
+        ):
+            return _apply(table_id, s, events)  # decide() gave them from this state
         recorded.state = s
         recorded.batch = [(0, ev) for ev in events[i:]]
         try:
@@ -256,11 +291,33 @@ def check_batch(
             if got != want:
                 reason = f"decided {brief(got)}; the rules give {brief(want)}"
                 raise DecisionRejectedError(table_id, version + k, e.tag(got), reason)
-        for ev in events[i : i + len(decided)]:
-            try:
-                s = evolve(s, ev)
-            except Exception as exc:  # the rules' refusal, or a bad event failing the fold
-                reason = f"it does not apply: {exc}"
-                raise DecisionRejectedError(table_id, s.version + 1, e.tag(ev), reason) from None
+        s = _apply(table_id, s, events[i : i + len(decided)])
         i += len(decided)
+    return s
+
+
+def _apply(table_id: str, state: TableState, events: Sequence[e.Event]) -> TableState:
+    """The state after ``events``, each of which must apply."""
+    s = state
+    for ev in events:
+        try:
+            s = evolve(s, ev)
+        except Exception as exc:  # the rules' refusal, or a bad event failing the fold
+            reason = f"it does not apply: {exc}"
+            raise DecisionRejectedError(table_id, s.version + 1, e.tag(ev), reason) from None
+    return s
+
+
+def check_steps(
+    table_id: str, steps: Sequence[Sequence[e.Event]], state: TableState | None = None
+) -> TableState:
+    """The state after appending ``steps`` (each one command's events, as an import or a
+    simulation writes them) to a table at ``state`` (a new table by default), each checked by
+    :func:`check_batch` with the dice as recorded.
+
+    :raises DecisionRejectedError: at the first step the rules do not give.
+    """
+    s = state if state is not None else TableState(table_id=table_id)
+    for events in steps:
+        s = check_batch(s, events)
     return s

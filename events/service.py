@@ -29,6 +29,14 @@ command that arrived at the table before it (up to :data:`ARRIVAL_WAIT` seconds)
 acted in time is decided before the timer, however late the loop runs, and an expiry then finds
 that nothing has run out.
 
+Nothing is appended that the audit would reject: every batch a command decided — a player's, a
+timer's expiry, a bot's — is checked first as the audit checks a stream
+(:func:`events.rules_check.check_batch`: the command each event must come from, decided again with
+the same dice, the same events back, each folding with :func:`~events.decider.evolve`), and the
+state that fold gives is the one kept after the append. A batch that fails is not appended:
+:class:`~events.rules_check.DecisionRejectedError` (a bug in the decision, not a refused command),
+logged with the table and command ids and counted; the table's state is as before.
+
 Dice (docs/dice.md): before deciding a command that may start a game the service draws the next
 game's secret seed (:func:`events.dice.draw_seed`) and hands it to the decider with the current
 game's in a :class:`~events.dice.FairDice`; when the decided events start that game it keeps the
@@ -59,9 +67,10 @@ import msgspec
 from events import commands as c
 from events import types as e
 from events.chat import decide_chat
-from events.decider import decide, evolve, may_start_game
+from events.decider import decide, fold_stored, may_start_game
 from events.dice import FairDice, commitment, draw_seed
 from events.errors import CommandReusedError, ConcurrencyError
+from events.rules_check import DecisionRejectedError, check_batch
 from events.seed_store import SeedMismatchError, SeedStore
 from events.store import AppendResult, EventStore, RecordedEvent
 from events.streams import append_events, chat_stream, decode_recorded, table_stream
@@ -85,6 +94,9 @@ __all__ = [
 log = logging.getLogger("chouette.tables")
 
 V = TypeVar("V")
+
+Decider = Callable[[TableState, str, c.Command, DiceSource, int], list[e.Event]]
+"""What decides a command: :func:`events.decider.decide`'s signature."""
 
 DIGEST_LABEL: Final = b"chouette-command/v1\x00"
 """The prefix of every command digest's input (so it is never confused with another hash)."""
@@ -239,12 +251,26 @@ class CommandObserver(Protocol):
         """An append of a decided command took ``seconds`` (the store round trip)."""
         ...
 
+    def check_done(self, seconds: float) -> None:
+        """Checking a decided batch before its append took ``seconds`` (CPU on the loop)."""
+        ...
+
+    def decision_rejected(self, event_type: str) -> None:
+        """A decided batch was rejected by the check before append, at an ``event_type``."""
+        ...
+
 
 class _Unobserved:
     def command_done(self, kind: str, outcome: str, seconds: float) -> None:
         pass
 
     def append_done(self, seconds: float) -> None:
+        pass
+
+    def check_done(self, seconds: float) -> None:
+        pass
+
+    def decision_rejected(self, event_type: str) -> None:
         pass
 
 
@@ -298,6 +324,9 @@ class TableService:
     :param on_bot_state: called with the table id and its new state after each command this
         process appends to a table's play stream (the bot runner, :mod:`server.bots`, wakes the
         table's bots with it). It must not block: it only schedules work.
+    :param decider: tests only: decides a command (:func:`events.decider.decide` by default).
+        Whatever it decides is checked against the rules before it is appended, so a wrong
+        decider writes nothing (:class:`~events.rules_check.DecisionRejectedError`).
     """
 
     def __init__(
@@ -310,6 +339,7 @@ class TableService:
         clock: Callable[[], float] = time.time,
         on_state: Callable[[str, TableState], None] | None = None,
         on_bot_state: Callable[[str, TableState], None] | None = None,
+        decider: Decider = decide,
     ) -> None:
         if seeds is None and dice_factory is None:
             raise ValueError("the fair dice need a seed store (TableService(..., seeds=...))")
@@ -321,10 +351,14 @@ class TableService:
         self.on_state = on_state
         """Told of every state folded (see ``on_state`` above); may be set after construction."""
         self.on_bot_state = on_bot_state
+        self._decide = decider
         self._states: _Lru[TableState] = _Lru(cache_size)
         self._locks = _IdleLocks()
         self._arrivals = _Arrivals()
         self._seeds: _Lru[dict[int, bytes]] = _Lru(cache_size)
+        self.skipped_events = 0
+        """Stored events this process's loads skipped, each time a load folded one (a table
+        folded again after it left the cache counts its skipped events again)."""
         self._inflight = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -343,14 +377,17 @@ class TableService:
     # -- state --------------------------------------------------------------------------------
 
     async def state(self, table_id: str) -> TableState:
-        """The table's state: the cached fold, caught up with the store.
+        """The table's state: the cached fold, caught up with the store. A stored event that
+        does not apply is skipped, logged and counted (:func:`events.decider.evolve_stored`),
+        so a table that an older server wrote a wrong event into still opens.
 
         :raises TableNotFoundError: nothing was ever recorded for this table.
         """
         s = self._states.get(table_id) or TableState()
         new = await self.store.read_stream(table_stream(table_id), after_version=s.version)
-        for rec in new:
-            s = evolve(s, decode_recorded(rec))
+        skipped = len(s.skipped)
+        s = fold_stored((decode_recorded(rec) for rec in new), s)
+        self.skipped_events += len(s.skipped) - skipped
         if not s.version:
             raise TableNotFoundError(table_id)
         self._remember(table_id, s)
@@ -533,6 +570,9 @@ class TableService:
             # Every refusal (the table's errors, the engine's) is a ValueError.
             outcome = type(exc).__name__
             raise
+        except DecisionRejectedError:
+            outcome = "rejected"
+            raise
         finally:
             self._inflight -= 1
             if not self._inflight:
@@ -566,7 +606,9 @@ class TableService:
                     state = await self.state(table_id)
                 dice, pending = await self._dice(table_id, state, command)
                 try:
-                    events = decide(state, actor, command, dice, self._decided_at(state, arrival))
+                    events = self._decide(
+                        state, actor, command, dice, self._decided_at(state, arrival)
+                    )
                 except Exception:
                     # A retry of a command that succeeded is refused by the state it made
                     # (cannot roll twice...): answer it with the first outcome instead.
@@ -579,6 +621,8 @@ class TableService:
                             state = fresh  # the cache was stale: decide on the real state
                             continue
                     raise
+                # Nothing is appended that the audit would reject (docs/audit.md).
+                after = self._check(table_id, actor, command, command_id, state, events, dice)
                 if pending is not None and not await self._keep_seed(table_id, pending, events):
                     state = None
                     continue
@@ -595,12 +639,9 @@ class TableService:
                 self._observer.append_done(time.perf_counter() - appended)
                 if result.duplicate:
                     return _outcome(command_id, result)  # the store read back the first outcome
-                s = state
-                for ev in events:
-                    s = evolve(s, ev)
-                self._remember(table_id, s)
+                self._remember(table_id, after)
                 if self.on_bot_state is not None:
-                    self.on_bot_state(table_id, s)
+                    self.on_bot_state(table_id, after)
                 log.info(
                     "command %s",
                     e.tag(command),  # type: ignore[arg-type]
@@ -608,6 +649,39 @@ class TableService:
                 )
                 return _outcome(command_id, result)
             raise ConcurrencyError(stream, None, -1)
+
+    def _check(
+        self,
+        table_id: str,
+        actor: str,
+        command: c.Command,
+        command_id: uuid.UUID,
+        state: TableState,
+        events: list[e.Event],
+        dice: DiceSource,
+    ) -> TableState:
+        """The state after the decided ``events``, checked as the audit will check them
+        (:func:`events.rules_check.check_batch`, with the dice they were decided with).
+
+        :raises DecisionRejectedError: they are not what the rules give: logged with the
+            table and command ids, counted, and nothing is appended.
+        """
+        started = time.perf_counter()
+        # What decide() itself decided is not decided again where the audit infers the same
+        # command from it (a pure function, the same inputs: check_batch's ``decided_as``).
+        known = (actor, command) if self._decide is decide else None
+        try:
+            return check_batch(state, events, dice, decided_as=known)
+        except DecisionRejectedError as exc:
+            log.error(
+                "a decision was rejected before it was appended: %s",
+                exc,
+                extra={"table_id": table_id, "command_id": str(command_id), "actor": actor},
+            )
+            self._observer.decision_rejected(exc.event_type)
+            raise
+        finally:
+            self._observer.check_done(time.perf_counter() - started)
 
     async def _chat(
         self, table_id: str, actor: str, command: c.Chat, command_id: uuid.UUID, digest: bytes
@@ -620,5 +694,7 @@ class TableService:
             return prior
         state = await self.state(table_id)
         posted = decide_chat(state, actor, command)
+        if not isinstance(posted, e.ChatPosted):  # the audit's check of a chat stream
+            raise DecisionRejectedError(table_id, 0, e.tag(posted), "not a chat message")
         result = await self._append(stream, [posted], None, command_id, actor, digest)
         return _outcome(command_id, result)

@@ -21,7 +21,9 @@ from typing import Final, Literal, NamedTuple
 import msgspec
 
 from events import types as e
+from events.decider import fold
 from events.errors import CorruptEventError
+from events.rules_check import check_steps
 from events.store import AppendResult, EventStore, NewEvent, RecordedEvent
 
 __all__ = [
@@ -134,8 +136,18 @@ async def append_steps(
     """Append already decided events to a table's stream, each step as one command's append
     (with its own command id and the expected version), as the command service does; returns
     the stream's version. For tables that did not come through the service: an imported
-    ``.mat`` file, simulated games (benchmarks, tests)."""
+    ``.mat`` file, simulated games (benchmarks, tests).
+
+    Every step is checked first as the service checks a command's events
+    (:func:`events.rules_check.check_steps`, the dice as recorded), all before the first is
+    written: a step the rules do not give raises
+    :class:`~events.rules_check.DecisionRejectedError` and nothing is appended.
+    """
     stream = table_stream(table_id)
+    state = None
+    if after:
+        state = fold(decode_recorded(r) for r in await store.read_stream(stream))
+    check_steps(table_id, steps, state)
     version = after
     for events in steps:
         if not events:

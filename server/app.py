@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from aiohttp import WSCloseCode, web
 
 from events.audit_scan import AuditCache
+from events.decider import decide
 from events.dice import SeedCipher
 from events.heads import HeadsSigner
 from events.seed_store import SeedStore
@@ -149,6 +150,7 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         await _seeds(config, store),
         config.table_cache,
         clock=config.clock or time.time,
+        decider=config.decider or decide,
     )
     # The timer service: the command service tells it every state it folds; with an injected
     # clock (tests) nothing runs in the background and the test fires what is due. Who is at a

@@ -22,6 +22,7 @@ import msgspec
 
 from events.dice import decode_seed_key, encode_seed_key, new_seed_key
 from events.heads import decode_signing_key, encode_key, new_signing_key
+from events.service import Decider
 from events.table import DiceSource
 from events.types import ClockOptions
 
@@ -284,6 +285,9 @@ class Config:
     module-level function: it runs in the bot workers). No variable or flag sets it."""
     dice_factory: Callable[[str], DiceSource] | None = field(default=None, repr=False)
     """Tests only: dice for a table id instead of the provably fair dice."""
+    decider: Decider | None = field(default=None, repr=False)
+    """Tests only: what decides a command instead of :func:`events.decider.decide` (a wrong
+    one shows that the check before append writes nothing). No variable or flag sets it."""
     clock: Callable[[], float] | None = field(default=None, repr=False)
     """Tests only: the time (seconds since the epoch) commands are decided at, instead of the
     system's clock. No variable or flag sets it."""
@@ -417,6 +421,7 @@ class Config:
         values.pop("dice_factory", None)
         values.pop("clock", None)
         values.pop("bot_decide", None)
+        values.pop("decider", None)
         try:
             return cls(**values)  # type: ignore[arg-type]
         except ConfigError as exc:

@@ -110,6 +110,16 @@ class Metrics:
         self.append_latency = Histogram(
             "chouette_append_seconds", "Time of the event store append round trip."
         )
+        self.rejected = Counter(
+            "chouette_decisions_rejected_total",
+            "Decided batches the rules check refused before their append, by the event type at"
+            " fault (a bug in a decision: nothing was written; the log has the table and"
+            " command ids).",
+        )
+        self.check_seconds = Counter(
+            "chouette_decision_check_seconds_total",
+            "Time spent checking decided batches against the rules before their append.",
+        )
         self.clients = Gauge("chouette_connected_clients", "Connected stream clients by kind.")
         self.subscriber_lag = Gauge(
             "chouette_subscriber_lag_events",
@@ -147,6 +157,8 @@ class Metrics:
             self.commands,
             self.command_latency,
             self.append_latency,
+            self.rejected,
+            self.check_seconds,
             self.clients,
             self.subscriber_lag,
             self.skipped_events,
@@ -167,6 +179,14 @@ class Metrics:
     def append_done(self, seconds: float) -> None:
         """An append of a decided command took ``seconds``."""
         self.append_latency.observe(seconds)
+
+    def check_done(self, seconds: float) -> None:
+        """A decided batch was checked in ``seconds`` (no label lookup: one per command)."""
+        self.check_seconds.values[()] += seconds
+
+    def decision_rejected(self, event_type: str) -> None:
+        """The check refused a decided batch at an ``event_type``."""
+        self.rejected.inc(event=event_type)
 
     # The timer service's observer (server.timers.TimerObserver).
 

@@ -35,6 +35,7 @@ from events.errors import (
     StoreError,
     StoreUnavailableError,
 )
+from events.rules_check import DecisionRejectedError
 from events.table import (
     ChatNotAllowedError,
     CommandError,
@@ -195,6 +196,18 @@ def to_problem(exc: BaseException) -> Problem | None:
                 "Service unavailable",
                 f"{UNAVAILABLE}; retry with the same command id",
                 headers={"Retry-After": "1"},
+            )
+        case DecisionRejectedError():
+            # A bug in the server's decision, caught before its append: the client is told
+            # the table and the event type, the rule at fault goes to the log.
+            return Problem(
+                500,
+                "decision-rejected",
+                "Decision rejected",
+                f"the server's decision at table {exc.table_id} gave a {exc.event_type} event"
+                " that the rules do not accept; nothing was written and the table is as it was",
+                table=exc.table_id,
+                event=exc.event_type,
             )
         case CorruptEventError():
             return Problem(500, "corrupt-event", "Corrupt event", str(exc))

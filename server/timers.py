@@ -44,6 +44,7 @@ from typing import Final, Protocol
 
 from events import commands as c
 from events.clocks import for_the_table, next_deadline, too_few_here
+from events.rules_check import DecisionRejectedError
 from events.service import Outcome
 from events.table import CommandError, TableState
 
@@ -259,6 +260,11 @@ class Timers:
                 except CommandError:
                     outcome = "refused"
                     retry = True  # if the fresh state still looks due: not at once
+                except DecisionRejectedError:
+                    # Nothing was written (the service logged it): the table plays on, and
+                    # the expiry is tried again later, not at once.
+                    outcome = "rejected"
+                    retry = True
                 finally:
                     self.fired += 1
                     if self._observer is not None:
