@@ -17,7 +17,6 @@ from typing import Literal
 
 import msgspec
 
-from engine.actions import Action
 from engine.chouette import TARGETED_ACTIONS, Chouette, ChouetteGame, Side
 from engine.errors import EngineError, InvalidIdError
 from engine.game import Game, Phase
@@ -26,9 +25,10 @@ from engine.notation import blot_points, format_moves
 from engine.position import Position
 from engine.routes import play_steps, route_moves, routes_of
 from events import clocks
+from events.allowed import allowed, held_back
 from events.chat import team_can_read
 from events.narration import forfeits_text
-from events.table import TableState, seed_window_ms
+from events.table import TableState
 from events.types import TableOptions
 from server.bots import is_bot
 
@@ -200,6 +200,11 @@ class SeedWindowView(msgspec.Struct, kw_only=True):
     """Who it still waits for: add a seed (``add_seed``) or waive (``waive_seed``)."""
     answered: list[str]
     """Who has added a seed or waived."""
+    held: list[str] = []
+    """The commands the window holds back from the viewer (``roll``): not in ``allowed``
+    now, allowed from ``deadline`` on, or as soon as everyone has answered (a new view says
+    so). A client offers them disabled and counts down; no event marks the deadline
+    (:func:`events.allowed.held_back`)."""
 
 
 class ClockView(msgspec.Struct, kw_only=True):
@@ -248,7 +253,10 @@ class _Base(msgspec.Struct, kw_only=True, tag_field="kind"):
     role: Role
     """The viewer's role."""
     allowed: list[str]
-    """The commands the viewer may send now (``roll`` throws the opening throw too)."""
+    """The commands the viewer may send now (``roll`` throws the opening throw too): each is
+    accepted from this state at ``now`` (with some argument, for those that take one), and
+    nothing else is (:func:`events.allowed.allowed`). A client that sends only these is never
+    refused."""
     targets: dict[str, list[str]]
     """Chouette, the box: for ``double``, ``take``, ``drop``, ``beaver``, ``resign``,
     ``accept`` and ``decline``, the members whose cubes it may name in ``cubes``, ``cube`` or
@@ -399,11 +407,6 @@ def _legal_json(position: Position, dice: tuple[int, int]) -> msgspec.Raw:
     return msgspec.Raw(("[" + ",".join(out) + "]").encode())
 
 
-def _command(action: Action) -> str:
-    """The command that takes an engine action (the opening throw is sent as ``roll``)."""
-    return "roll" if action is Action.OPENING_THROW else action.value
-
-
 def role_of(state: TableState, viewer: str | None) -> Role:
     """The viewer's role at the table (see :data:`Role`)."""
     if viewer is None:
@@ -421,16 +424,6 @@ def role_of(state: TableState, viewer: str | None) -> Role:
         case "out":
             return "settled"
     return "waiting"
-
-
-def _seed_commands(state: TableState, viewer: str) -> set[str]:
-    """``add_seed`` and ``waive_seed`` while the seed window waits for the viewer; with no
-    window, ``add_seed`` for a player of the game before its first throw."""
-    if state.window_open:
-        return {"add_seed", "waive_seed"} if viewer in state.seed_waiting else set()
-    if state.in_game and not seed_window_ms(state) and not state.dice_counter:
-        return {"add_seed"}
-    return set()
 
 
 def clock_views(state: TableState, now: int) -> list[ClockView]:
@@ -453,9 +446,13 @@ def clock_views(state: TableState, now: int) -> list[ClockView]:
     return out
 
 
-def seed_window_view(state: TableState, now: int) -> SeedWindowView | None:
-    """The open seed window as clients see it at ``now`` (ms since the epoch)."""
-    if not state.window_open:
+def seed_window_view(
+    state: TableState, now: int, viewer: str | None = None
+) -> SeedWindowView | None:
+    """The open seed window as ``viewer`` sees it at ``now`` (ms since the epoch); none once
+    its game has ended (a chouette whose players left before the first throw ends the game
+    with its window open)."""
+    if not state.window_open or not state.in_game:
         return None
     return SeedWindowView(
         game=state.game_no,
@@ -463,6 +460,7 @@ def seed_window_view(state: TableState, now: int) -> SeedWindowView | None:
         now=now,
         waiting=list(state.seed_waiting),
         answered=list(state.seed_answered),
+        held=sorted(held_back(state, viewer, now)),
     )
 
 
@@ -607,24 +605,9 @@ def _match_id(game: Game, length: int, score: tuple[int, int], crawford: bool) -
 def _two_player(state: TableState, viewer: str | None, **base: object) -> TableView:
     series = state.match
     game = series.game if series is not None else None
-    seat = state.seat_of(viewer) if viewer else None
-    allowed: set[str] = set()
-    if game is not None and seat is not None:
-        allowed |= {_command(a) for a in game.allowed(seat)}
-    if seat is not None and viewer is not None:
-        if not state.in_game and None not in state.seats and not state.match_winner:
-            allowed.add("start_game")
-            if state.kind == "money":
-                allowed.add("roll")  # throws for the next game
-        allowed.add("leave")
-        allowed |= _seed_commands(state, viewer)
-        allowed.add("chat")
-    elif viewer and None in state.seats and not state.match_winner:
-        allowed.add("join")
     cls = MatchTableView if state.kind == "match" else MoneyTableView
     return cls(
         **base,  # type: ignore[arg-type]
-        allowed=sorted(allowed),
         targets={},
         game=_duel_game(state, game, viewer) if game is not None else None,
         seats=list(state.seats),
@@ -737,33 +720,15 @@ def _chouette_game(
 
 def _chouette(state: TableState, viewer: str | None, **base: object) -> ChouetteTableView:
     ch = state.chouette
-    allowed: set[str] = set()
     targets: dict[str, list[str]] = {}
-    if viewer is not None and viewer not in state.members:
-        allowed.add("join")
-    if viewer is not None and viewer in state.members:
-        allowed.add("chat")
-        if ch is None:
-            allowed.add("leave")
-            if len(state.members) >= 2:
-                allowed.add("start_game")
-        else:
-            allowed |= {
-                _command(a)
-                for a in ch.allowed(viewer)
-                if a not in (Action.ORDER_THROW, Action.ADVISE)
-            }
-            allowed |= _seed_commands(state, viewer)
-            if state.in_game and ch.ordering is not None:
-                allowed.add("roll")  # throws for the line once the seed window closes
-            for a in sorted(TARGETED_ACTIONS):
-                names = ch.targets(viewer, a)
-                if names:
-                    targets[a.value] = sorted(names)
+    if viewer is not None and viewer in state.members and ch is not None:
+        for a in sorted(TARGETED_ACTIONS):
+            names = ch.targets(viewer, a)
+            if names:
+                targets[a.value] = sorted(names)
     if ch is None:
         return ChouetteTableView(
             **base,  # type: ignore[arg-type]
-            allowed=sorted(allowed),
             targets=targets,
             line=[],
             box=None,
@@ -774,7 +739,6 @@ def _chouette(state: TableState, viewer: str | None, **base: object) -> Chouette
     g = ch.game
     return ChouetteTableView(
         **base,  # type: ignore[arg-type]
-        allowed=sorted(allowed),
         targets=targets,
         game=_chouette_game(state, ch, g, viewer) if g is not None else None,
         line=list(ch.line),
@@ -873,11 +837,13 @@ def table_view(
         "created_by": state.created_by,
         "players": _players(state),
         "role": role_of(state, viewer),
+        # What the viewer may send now: the domain's own answer (events/allowed.py).
+        "allowed": sorted(allowed(state, viewer, now)),
         "channels": _channels(state, viewer),
         "reads_team": team_can_read(state, viewer),
         "ledger": ledger,
         "in_game": state.in_game,
-        "seed_window": seed_window_view(state, now),
+        "seed_window": seed_window_view(state, now, viewer),
         "now": now,
         "clocks": clock_views(state, now),
         "connected": presence[0],

@@ -766,11 +766,13 @@ class TablePage {
     // Between money games "Throw for the next game" starts it too: one button, not two.
     const throwsForNext = allowed.has("roll") && !v.in_game;
     if (allowed.has("start_game") && !throwsForNext) out.push(this.button("start_game", "Start a game", { type: "start_game" }, { class: "primary" }));
-    if (allowed.has("roll")) {
+    // The seed window holds the throw back (seed_window.held) until its deadline: offered
+    // disabled, counting down, and enabled when the time runs out (no event says so).
+    const held = new Set((v.seed_window && v.seed_window.held) || []);
+    if (allowed.has("roll") || held.has("roll")) {
       const opening = game && game.phase === "opening";
       const label = !v.in_game ? "Throw for the next game" : !game && v.kind === "chouette" ? "Throw for the line" : opening ? "Throw the opening dice" : "Roll";
-      // No die is thrown while the seed window still waits for someone (the server says so too).
-      const waits = this.windowLeft() > 0;
+      const waits = held.has("roll") && this.windowLeft() > 0;
       out.push(this.button("roll", label, { type: "roll" }, { class: "primary", disabled: waits, title: waits ? "Waiting for the players' dice seeds" : undefined }));
     }
     if (allowed.has("double")) {
