@@ -449,10 +449,10 @@ def clock_views(state: TableState, now: int) -> list[ClockView]:
 def seed_window_view(
     state: TableState, now: int, viewer: str | None = None
 ) -> SeedWindowView | None:
-    """The open seed window as ``viewer`` sees it at ``now`` (ms since the epoch); none once
-    its game has ended (a chouette whose players left before the first throw ends the game
-    with its window open)."""
-    if not state.window_open or not state.in_game:
+    """The open seed window as ``viewer`` sees it at ``now`` (ms since the epoch); none on a
+    finished match, nor once its game has ended (a chouette whose players left before the
+    first throw ends the game with its window open)."""
+    if not state.window_open or state.match_winner or not state.in_game:
         return None
     return SeedWindowView(
         game=state.game_no,
@@ -511,6 +511,8 @@ def _duel_game(state: TableState, game: Game, viewer: str | None) -> GameView:
     opening = game.phase is Phase.OPENING
     acting = who(game.to_act)
     to_act = [p for p in seats if p] if opening else [acting] if acting else []
+    if state.match_winner:
+        to_act = []  # a finished match waits for nobody (docs/rules.md §10)
     cube = CubeView(
         member=None,
         value=game.cube.value,
@@ -842,7 +844,8 @@ def table_view(
         "channels": _channels(state, viewer),
         "reads_team": team_can_read(state, viewer),
         "ledger": ledger,
-        "in_game": state.in_game,
+        # Nothing is in play at a finished match, even in a game an old server left open.
+        "in_game": state.in_game and not state.match_winner,
         "seed_window": seed_window_view(state, now, viewer),
         "now": now,
         "clocks": clock_views(state, now),
