@@ -447,7 +447,9 @@ def evolve(s: TableState, event: e.Event) -> TableState:
                     f"game_ended members {members!r} differ from the rules' "
                     f"{member_results(ch.game)!r}"
                 )
-            return replace(s, in_game=False)
+            # A game that ends before its first throw (its members left during the seed
+            # window) takes its window with it.
+            return replace(s, in_game=False, window_open=False)
         case e.LineRotated(line=line):
             if list(ch.line) != list(line):
                 raise IllegalActionError(

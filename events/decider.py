@@ -38,6 +38,7 @@ from events.table import (
     DiceSource,
     InvalidCommandError,
     MatchOverError,
+    NotAllowedError,
     TableState,
     evolve_forfeits,
     evolve_window,
@@ -71,10 +72,15 @@ def decide(
             raise CommandError("chat goes to the table's chat stream (events.chat.decide_chat)")
         case c.Leave():
             pass  # leaving a finished match costs nothing and is still allowed
+        case c.Join() | c.Expire() if state.match_winner:
+            raise MatchOverError()
         case _ if state.match_winner:
             # A finished match is finished (docs/rules.md §10): no throw, play, cube action,
             # seed, new game or expiry, even where a game was left open by a server before
-            # issue 27 (its events are in the log for good).
+            # issue 27 (its events are in the log for good). Who is not seated is told that
+            # first, as at any table: the role is checked before the state.
+            if state.seat_of(actor) is None:
+                raise NotAllowedError(f"{actor!r} is not seated at this table")
             raise MatchOverError()
     rules = chouette_table if state.kind == "chouette" else duel_table
     if isinstance(command, c.Expire):

@@ -116,6 +116,11 @@ class Metrics:
             " fault (a bug in a decision: nothing was written; the log has the table and"
             " command ids).",
         )
+        self.stored_skipped = Counter(
+            "chouette_stored_events_skipped_total",
+            "Stored events this process skipped while loading a table's state, because they do"
+            " not apply (written by an older server; the table's audit names each).",
+        )
         self.check_seconds = Counter(
             "chouette_decision_check_seconds_total",
             "Time spent checking decided batches against the rules before their append.",
@@ -158,6 +163,7 @@ class Metrics:
             self.command_latency,
             self.append_latency,
             self.rejected,
+            self.stored_skipped,
             self.check_seconds,
             self.clients,
             self.subscriber_lag,
@@ -183,6 +189,10 @@ class Metrics:
     def check_done(self, seconds: float) -> None:
         """A decided batch was checked in ``seconds`` (no label lookup: one per command)."""
         self.check_seconds.values[()] += seconds
+
+    def skipped_seen(self, count: int) -> None:
+        """The command service's count of skipped stored events, read at scrape time."""
+        self.stored_skipped.values[()] = count
 
     def decision_rejected(self, event_type: str) -> None:
         """The check refused a decided batch at an ``event_type``."""

@@ -21,9 +21,12 @@ def test_the_clocks_show_and_count_down(
 ) -> None:
     server = make_live_server()
     ann = enter(new_page(base_url=server.url), server, "Ann")
-    bob = server.run(server.api.guest("Bob"))
+    bob = enter(new_page(base_url=server.url), server, "Bob")
     table = seated_table(server, ann, "money", clock=CLOCK)
     ann.open_table(table)
+    # Both have the table open: no game's throw is made by the timer for a table fewer than
+    # two of its players are at (docs/rules.md §10, walking away).
+    bob.open_table(table)
     mine = ann.test_id(f"clock-{ann.account_id}")
     expect(mine).to_have_text("1:00")
     # The stopwatch is drawn by the style sheet (no font has to know U+23F1): a masked box of
@@ -34,7 +37,7 @@ def test_the_clocks_show_and_count_down(
     expect(icon).to_have_css("mask-image", re.compile(r'^url\("data:image/svg\+xml'))
     expect(icon).to_have_css("width", re.compile(r"^(?:[6-9]|[1-9]\d)(?:\.\d+)?px$"))
     expect(icon).to_have_css("height", re.compile(r"^(?:[6-9]|[1-9]\d)(?:\.\d+)?px$"))
-    server.run(server.api.ok(bob, table, "join"))  # the game starts: the opening is due
+    server.run(server.api.ok(bob.user, table, "join"))  # the game starts: the opening is due
     expect(ann.test_id("clock-table")).to_contain_text("thrown for you in")
     # Nobody throws: the server's timer does when the table's 3 s run out.
     ann.expect_status(re.compile(r"Waiting for (Ann|Bob) to move \d-\d\."))

@@ -28,7 +28,7 @@ from events.streams import append_events, decode_recorded, table_stream
 from server.cli import main
 from server.keys import TABLES, TIMERS
 from tests.poisoned import poisoned_steps
-from tests.server.conftest import Api, User
+from tests.server.conftest import Api, User, samples
 
 CLOCK = {"delay": 3, "reserve": 20}
 OVER = "the match is over"
@@ -155,6 +155,8 @@ async def test_a_poisoned_table_opens_with_the_match_ended_and_refuses_commands(
     assert view["game"]["to_act"] == []
     assert all(not c["running"] for c in view["clocks"])
     assert api.app[TABLES].skipped_events >= 1
+    scraped = await api.request("GET", "/metrics")
+    assert samples(scraped.body, "chouette_stored_events_skipped_total")[""] >= 1
     state = api.app[TABLES].cached(table)
     assert state is not None and state.skipped == (bad,)
     assert api.app[TIMERS].deadline(table) is None  # no timer acts on a finished table
@@ -168,8 +170,12 @@ async def test_a_poisoned_table_opens_with_the_match_ended_and_refuses_commands(
         {"type": "expire"},
     ):
         await refused(api, ann, table, command)
-    # Nor the one who left, nor a newcomer who would sit down in the finished match.
-    await refused(api, bob, table, {"type": "roll"})
+    # Nor the one who left (no longer seated: told so first, as at any table), nor a newcomer
+    # who would sit down in the finished match.
+    before = await api.versions(table)
+    body = (await api.send(bob, table, {"type": "roll"})).problem(403, "not-your-role")
+    assert "not seated" in body["detail"]
+    assert await api.versions(table) == before
     await refused(api, await api.register(), table, {"type": "join"})
     # The winner may still leave (it costs nothing): only that is written.
     left = await api.ok(ann, table, "leave")
