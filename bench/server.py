@@ -173,8 +173,9 @@ class Window:
         p999 = next((b for b, c in zip(LAG_BOUNDS, counts, strict=True) if c >= 0.999 * total), 0.0)
         gc_max = self.m1.get("chouette_gc_seconds_count", {})
         # The check of every decided batch before its append (issue 27: at most 5 % of a
-        # command's CPU). Timed on the loop around pure, synchronous code: its wall time is
-        # the CPU it takes, but for the moments the OS gives the core to another process.
+        # command's CPU), beyond the fold every command makes anyway (the check's fold is the
+        # state kept). Timed on the loop around pure, synchronous code: its wall time is the
+        # CPU it takes, but for the moments the OS gives the core to another process.
         checks = self.delta("chouette_decision_check_seconds_total")
         return {
             "server_commands": int(commands),
@@ -183,6 +184,7 @@ class Window:
             "commands_per_server_cpu_s": round(commands / max(cpu, 1e-9), 1),
             "check_cpu_per_command_us": round(checks / max(commands, 1.0) * 1e6, 1),
             "check_share_of_cpu": round(checks / max(cpu, 1e-9), 4),
+            "checks_decided_again": int(self.delta("chouette_decisions_decided_again_total")),
             "decisions_rejected": int(self.delta("chouette_decisions_rejected_total")),
             "loop_stall_max_ms": round(
                 sum(self.m1.get("chouette_loop_lag_max_seconds", {}).values()) * 1000, 2

@@ -21,7 +21,9 @@ then the throw), exactly as the audit splits a stream.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import msgspec
 
@@ -31,6 +33,7 @@ from events.decider import decide, evolve
 from events.table import DiceSource, NotAllowedError, TableState
 
 __all__ = [
+    "CheckCost",
     "DecisionRejectedError",
     "MissingThrow",
     "RecordedThrows",
@@ -229,12 +232,25 @@ def _same(inferred: c.Command, sent: c.Command) -> bool:
     return inferred == sent
 
 
+@dataclass(slots=True)
+class CheckCost:
+    """What checking batches cost beyond folding their events (which a command does anyway:
+    the fold :func:`check_batch` makes is the state the service keeps), added up."""
+
+    seconds: float = 0.0
+    """Time spent working out, deciding again and comparing (not folding)."""
+    batches: int = 0
+    decided_again: int = 0
+    """Runs of a batch decided again in full (the rest were decide()'s own answer)."""
+
+
 def check_batch(
     state: TableState,
     events: Sequence[e.Event],
     dice: DiceSource | None = None,
     *,
     decided_as: tuple[str, c.Command] | None = None,
+    cost: CheckCost | None = None,
 ) -> TableState:
     """The state after ``events``, which a command decided from ``state``, when they are what
     the audit would find the rules give; otherwise :class:`DecisionRejectedError`.
@@ -252,7 +268,25 @@ def check_batch(
         same inputs and gives ``events`` back (the audit's decision is that one), so it is not
         run again: the batch is folded. Any other inference is decided again (an expiry that
         decided a throw, a play given in notation...). Never pass it for another decider.
+    :param cost: where the time the check takes beyond the fold is added up (the server's
+        metrics, the benchmark).
     """
+    started = time.perf_counter()
+    try:
+        return _check(state, events, dice, decided_as, cost)
+    finally:
+        if cost is not None:
+            cost.batches += 1
+            cost.seconds += time.perf_counter() - started
+
+
+def _check(
+    state: TableState,
+    events: Sequence[e.Event],
+    dice: DiceSource | None,
+    decided_as: tuple[str, c.Command] | None,
+    cost: CheckCost | None,
+) -> TableState:
     table_id = state.table_id
     recorded = RecordedThrows()
     source: DiceSource = recorded if dice is None else dice
@@ -272,7 +306,9 @@ def check_batch(
             and actors[0] == decided_as[0]
             and _same(command, decided_as[1])
         ):
-            return _apply(table_id, s, events)  # decide() gave them from this state
+            return _apply(table_id, s, events, cost)  # decide() gave them from this state
+        if cost is not None:
+            cost.decided_again += 1
         recorded.state = s
         recorded.batch = [(0, ev) for ev in events[i:]]
         try:
@@ -291,13 +327,17 @@ def check_batch(
             if got != want:
                 reason = f"decided {brief(got)}; the rules give {brief(want)}"
                 raise DecisionRejectedError(table_id, version + k, e.tag(got), reason)
-        s = _apply(table_id, s, events[i : i + len(decided)])
+        s = _apply(table_id, s, events[i : i + len(decided)], cost)
         i += len(decided)
     return s
 
 
-def _apply(table_id: str, state: TableState, events: Sequence[e.Event]) -> TableState:
-    """The state after ``events``, each of which must apply."""
+def _apply(
+    table_id: str, state: TableState, events: Sequence[e.Event], cost: CheckCost | None = None
+) -> TableState:
+    """The state after ``events``, each of which must apply; the time it takes is not the
+    check's (taken off ``cost``: the service folds a command's events in any case)."""
+    started = time.perf_counter()
     s = state
     for ev in events:
         try:
@@ -305,6 +345,8 @@ def _apply(table_id: str, state: TableState, events: Sequence[e.Event]) -> Table
         except Exception as exc:  # the rules' refusal, or a bad event failing the fold
             reason = f"it does not apply: {exc}"
             raise DecisionRejectedError(table_id, s.version + 1, e.tag(ev), reason) from None
+    if cost is not None:
+        cost.seconds -= time.perf_counter() - started
     return s
 
 

@@ -70,7 +70,7 @@ from events.chat import decide_chat
 from events.decider import decide, fold_stored, may_start_game
 from events.dice import FairDice, commitment, draw_seed
 from events.errors import CommandReusedError, ConcurrencyError
-from events.rules_check import DecisionRejectedError, check_batch
+from events.rules_check import CheckCost, DecisionRejectedError, check_batch
 from events.seed_store import SeedMismatchError, SeedStore
 from events.store import AppendResult, EventStore, RecordedEvent
 from events.streams import append_events, chat_stream, decode_recorded, table_stream
@@ -251,10 +251,6 @@ class CommandObserver(Protocol):
         """An append of a decided command took ``seconds`` (the store round trip)."""
         ...
 
-    def check_done(self, seconds: float) -> None:
-        """Checking a decided batch before its append took ``seconds`` (CPU on the loop)."""
-        ...
-
     def decision_rejected(self, event_type: str) -> None:
         """A decided batch was rejected by the check before append, at an ``event_type``."""
         ...
@@ -265,9 +261,6 @@ class _Unobserved:
         pass
 
     def append_done(self, seconds: float) -> None:
-        pass
-
-    def check_done(self, seconds: float) -> None:
         pass
 
     def decision_rejected(self, event_type: str) -> None:
@@ -352,6 +345,8 @@ class TableService:
         """Told of every state folded (see ``on_state`` above); may be set after construction."""
         self.on_bot_state = on_bot_state
         self._decide = decider
+        self.check_cost = CheckCost()
+        """What the checks before append cost beyond the fold every command makes (metrics)."""
         self._states: _Lru[TableState] = _Lru(cache_size)
         self._locks = _IdleLocks()
         self._arrivals = _Arrivals()
@@ -666,12 +661,11 @@ class TableService:
         :raises DecisionRejectedError: they are not what the rules give: logged with the
             table and command ids, counted, and nothing is appended.
         """
-        started = time.perf_counter()
         # What decide() itself decided is not decided again where the audit infers the same
         # command from it (a pure function, the same inputs: check_batch's ``decided_as``).
         known = (actor, command) if self._decide is decide else None
         try:
-            return check_batch(state, events, dice, decided_as=known)
+            return check_batch(state, events, dice, decided_as=known, cost=self.check_cost)
         except DecisionRejectedError as exc:
             log.error(
                 "a decision was rejected before it was appended: %s",
@@ -680,8 +674,6 @@ class TableService:
             )
             self._observer.decision_rejected(exc.event_type)
             raise
-        finally:
-            self._observer.check_done(time.perf_counter() - started)
 
     async def _chat(
         self, table_id: str, actor: str, command: c.Chat, command_id: uuid.UUID, digest: bytes

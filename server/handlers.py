@@ -528,6 +528,7 @@ async def metrics(request: web.Request) -> web.Response:
     if timers is not None:
         registry.timers_seen(timers.hook_seconds, timers.loop_seconds, len(timers))
     registry.skipped_seen(request.app[TABLES].skipped_events)
+    registry.checks_seen(request.app[TABLES].check_cost)
     streams = registry.followed_streams()
     if streams:
         # The database down: report the last lag measured.

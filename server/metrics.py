@@ -11,6 +11,7 @@ from bisect import bisect_left
 from collections import defaultdict
 
 from events.projection import SkippedEvent
+from events.rules_check import CheckCost
 from events.subscription import LogHole
 
 Labels = tuple[tuple[str, str], ...]
@@ -123,7 +124,14 @@ class Metrics:
         )
         self.check_seconds = Counter(
             "chouette_decision_check_seconds_total",
-            "Time spent checking decided batches against the rules before their append.",
+            "Time spent checking decided batches against the rules before their append, beyond"
+            " folding their events (which every command does: the check's fold is the state"
+            " kept).",
+        )
+        self.checked_again = Counter(
+            "chouette_decisions_decided_again_total",
+            "Decided batches the check decided again in full (the others were decide()'s own"
+            " answer to the command the audit infers from them, and were only folded).",
         )
         self.clients = Gauge("chouette_connected_clients", "Connected stream clients by kind.")
         self.subscriber_lag = Gauge(
@@ -165,6 +173,7 @@ class Metrics:
             self.rejected,
             self.stored_skipped,
             self.check_seconds,
+            self.checked_again,
             self.clients,
             self.subscriber_lag,
             self.skipped_events,
@@ -186,9 +195,10 @@ class Metrics:
         """An append of a decided command took ``seconds``."""
         self.append_latency.observe(seconds)
 
-    def check_done(self, seconds: float) -> None:
-        """A decided batch was checked in ``seconds`` (no label lookup: one per command)."""
-        self.check_seconds.values[()] += seconds
+    def checks_seen(self, cost: CheckCost) -> None:
+        """The command service's checks before append, read at scrape time."""
+        self.check_seconds.values[()] = cost.seconds
+        self.checked_again.values[()] = cost.decided_again
 
     def skipped_seen(self, count: int) -> None:
         """The command service's count of skipped stored events, read at scrape time."""

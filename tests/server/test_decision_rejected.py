@@ -84,10 +84,13 @@ async def test_a_wrong_decision_writes_nothing_and_the_table_plays_on(
     assert logged, caplog.text
     assert getattr(logged[0], "table_id", None) == table
     assert getattr(logged[0], "command_id", None) == command_id
-    assert api.app is not None
-    metrics = api.app[METRICS].render()
+    scraped = await api.request("GET", "/metrics")
+    assert scraped.status == 200
+    metrics = scraped.body
     assert samples(metrics, "chouette_decisions_rejected_total") == {'{event="opening_throw"}': 1.0}
     assert samples(metrics, "chouette_decision_check_seconds_total")[""] > 0
+    # Another decider than decide() itself: always decided again in full.
+    assert samples(metrics, "chouette_decisions_decided_again_total")[""] >= 1
     commands = samples(metrics, "chouette_commands_total")
     assert commands['{outcome="rejected",type="roll"}'] == 1.0
 
