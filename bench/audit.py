@@ -6,17 +6,19 @@ Against ``DATABASE_URL`` when set, else the embedded server (``./.pgdata``), in 
 database of its own (``chouette_bench_audit_<pid>``), dropped at the end.
 
 Tables of many games are played through the decider with fair dice whose seeds are known
-(:func:`events.simulate.simulate_table`, seeded), and appended as the table service appends them
+(:func:`events.records.simulate.simulate_table`, seeded), and appended as the table service appends
+them
 (one append per command, tables concurrently). Then:
 
-- ``audit_events_per_s``: :func:`events.audit_scan.audit_tables` over every table, from the
+- ``audit_events_per_s``: :func:`events.records.audit_scan.audit_tables` over every table, from the
   database: read each stream, verify its hash chain, decode, re-decide every command, re-derive
   every throw. The engine's cache of legal plays is emptied first (generating the tables filled
   it with every position the audit will meet, which no real audit finds).
   One process, one thread (the database server is another process). The audit's own share of
   the time is ``audit_cpu_events_per_s`` (process CPU time) and, without the database at all,
-  ``audit_pure_events_per_s`` (:func:`events.audit.audit_records` on events already in memory).
-- ``replay_at_p50_ms``/``replay_at_p99_ms``: :meth:`events.replay.Replayer.at` at random
+  ``audit_pure_events_per_s`` (:func:`events.records.audit.audit_records` on events already in
+  memory).
+- ``replay_at_p50_ms``/``replay_at_p99_ms``: :meth:`events.records.replay.Replayer.at` at random
   versions of random tables, from a cold replayer (snapshots are made as the requests come);
   ``replay_at_warm_p99_ms`` the same requests again, every snapshot made.
 - ``append_events_per_s``: how fast the tables went in (for context).
@@ -41,14 +43,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.scratch import scratch_database
 from engine import moves
-from events.audit import audit_records
-from events.audit_scan import audit_tables
-from events.embedded import database_url
-from events.migrations import migrate
-from events.replay import Replayer
-from events.simulate import SimulatedTable, simulate_table
-from events.store import EventStore
-from events.streams import append_steps, table_stream
+from events.records.audit import audit_records
+from events.records.audit_scan import audit_tables
+from events.records.replay import Replayer
+from events.records.simulate import SimulatedTable, simulate_table
+from events.store.embedded import database_url
+from events.store.event_store import EventStore
+from events.store.migrations import migrate
+from events.store.streams import append_steps, table_stream
 
 TARGET = 20_000
 

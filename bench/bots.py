@@ -7,14 +7,14 @@ throughput beside GNU Backgammon's own ``analyse match``.
 
 The positions come from seeded random games (tests/engine_corpus.py), each with a throw that
 has two or more legal plays, built before anything is timed. Each decision is what a bot's
-worker computes for a checker play (:meth:`events.bots.Brain.play` on the legal plays, their
+worker computes for a checker play (:meth:`events.domain.bots.Brain.play` on the legal plays, their
 generation included) and for a cube decision before rolling (``double``), timed one by one with
 ``perf_counter_ns``. Prints one JSON object: ``<strength>_<decision>_ms_p50``/``_p99``/``_mean``.
 
 **Analysis** (with the extra): seeded 5-point matches between basic bots, exported as ``.mat``
-(events/mat_export.py), analysed at the ply three ways, each timed on the same matches:
+(events/records/mat_export.py), analysed at the ply three ways, each timed on the same matches:
 
-- ``analysis_ours``: :func:`events.analysis.analyse_table` from the events, as the server's
+- ``analysis_ours``: :func:`events.records.analysis.analyse_table` from the events, as the server's
   worker and ``chouette analyse`` run it (export, GNU Backgammon's module analysing in this
   process, its text export read back onto the players and events);
 - ``analysis_module_gnubg``: of that, the time in the module's ``import mat`` / ``analyse
@@ -54,11 +54,11 @@ from bot_play import play_table
 from engine_corpus import ROLLS, random_game_positions
 
 from engine.moves import legal_plays
-from events import types as e
-from events.analysis import analyse_table
-from events.bots import BasicBrain, Brain, CubeContext, brain_for, gnubg_available
-from events.gnubg_analysis import analyse_with_cli, analyse_with_module, cli_path
-from events.mat_export import export_mat
+from events.domain import types as e
+from events.domain.bots import BasicBrain, Brain, CubeContext, brain_for, gnubg_available
+from events.gnubg.analysis import analyse_with_cli, analyse_with_module, cli_path
+from events.records.analysis import analyse_table
+from events.records.mat_export import export_mat
 
 
 def _ms(samples: list[int]) -> dict[str, float]:

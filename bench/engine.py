@@ -19,7 +19,7 @@ timed call. Prints one JSON object:
   is emptied before each pass (a warm one roughly halves its time on a repeated corpus).
 - ``throw_plays_us_mean``: a throw message's plays (its ``m``), cold: every legal play with
   its notation and routes, written as JSON straight from the generator's tuples, as ``serve``
-  sends them (``server.table_view._legal_json``); ``throw_plays_as_views_us_mean``: the same
+  sends them (``server.views.table._legal_json``); ``throw_plays_as_views_us_mean``: the same
   bytes made the table view's way (a view of each :class:`Play`, encoded with msgspec).
 - ``ratio``: ``legal_plays_us_mean / gnubg_us_mean`` (cold; below 1 means faster than gnubg).
 - ``count_mismatches``: calls where the number of plays differs from gnubg's (should be 0).
@@ -48,7 +48,7 @@ import msgspec
 from engine_corpus import ROLLS, gnubg_board, random_game_positions, stress_positions
 
 from engine.moves import _cached, _generate, legal_plays
-from server.table_view import _legal, _legal_json
+from server.views.table import _legal, _legal_json
 
 GNUBG_CACHE = 1 << 19
 """Entries in gnubg's position cache during the benchmark."""

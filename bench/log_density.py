@@ -1,4 +1,4 @@
-"""The log's density check on a large log (events/density.py): prints one JSON object.
+"""The log's density check on a large log (events/store/density.py): prints one JSON object.
 
     python bench/log_density.py [--quick]
 
@@ -35,10 +35,10 @@ import asyncpg
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.scratch import scratch_database
-from events.density import SWEEP, DensityCheck
-from events.embedded import database_url
-from events.migrations import migrate
-from events.store import EventStore
+from events.store.density import SWEEP, DensityCheck
+from events.store.embedded import database_url
+from events.store.event_store import EventStore
+from events.store.migrations import migrate
 
 _FILL = """
 INSERT INTO events (partition, position, stream_id, version, type, schema_version, data,

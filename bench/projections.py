@@ -21,7 +21,7 @@ Against ``DATABASE_URL`` when set, else the embedded server, in a scratch databa
   isolates the projectors' share.)
 
 The log is made fast: a few dozen tables are played once through the decider
-(``events.simulate``: money sessions, rated matches, chouettes) between placeholder players,
+(``events.records.simulate``: money sessions, rated matches, chouettes) between placeholder players,
 their stored bytes copied with players drawn from 300 registered accounts and appended one table
 per call, sixteen calls at a time.
 """
@@ -47,17 +47,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.scratch import scratch_database  # noqa: E402
-from events import types as e  # noqa: E402
-from events.embedded import database_url  # noqa: E402
-from events.migrations import migrate  # noqa: E402
-from events.simulate import simulate_chouette, simulate_table  # noqa: E402
-from events.store import EventStore, NewEvent, RecordedEvent  # noqa: E402
-from events.subscription import LiveFeed  # noqa: E402
+from events.domain import types as e  # noqa: E402
+from events.records.simulate import simulate_chouette, simulate_table  # noqa: E402
+from events.store.embedded import database_url  # noqa: E402
+from events.store.event_store import EventStore, NewEvent, RecordedEvent  # noqa: E402
+from events.store.migrations import migrate  # noqa: E402
+from events.store.subscription import LiveFeed  # noqa: E402
 from server.config import Config  # noqa: E402
-from server.lobby import LobbyProjector  # noqa: E402
-from server.profiles import ProfilesProjector  # noqa: E402
-from server.ratings import RatingsProjector  # noqa: E402
-from server.readmodels import ReadModel, rebuild  # noqa: E402
+from server.readmodels.lobby import LobbyProjector  # noqa: E402
+from server.readmodels.profiles import ProfilesProjector  # noqa: E402
+from server.readmodels.ratings import RatingsProjector  # noqa: E402
+from server.readmodels.rebuild import ReadModel, rebuild  # noqa: E402
 
 MODELS: dict[str, Callable[..., ReadModel]] = {
     "lobby": LobbyProjector,

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 
-from events.embedded import with_database
+from events.store.embedded import with_database
 
 __all__ = ["scratch_database"]
 

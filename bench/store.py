@@ -20,7 +20,8 @@ medians, so that outside load on a shared machine falls on all of them alike. Me
 - ``catchup_events_per_s``: ``read_log`` from position 0 to the head; ``catchup_subscription_
   events_per_s``: the same through a subscription.
 - ``fold_events_per_s``: the domain fold: real tables (money games and chouettes played by the
-  decider with seeded dice), each stored event decoded and folded through ``events.decider.evolve``
+  decider with seeded dice), each stored event decoded and folded through
+  ``events.domain.decider.evolve``
   with the engine's legal-play cache empty, as when a server loads a table it has not seen.
 """
 
@@ -49,14 +50,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.scratch import scratch_database
 from engine import moves
-from events import types as e
-from events.decider import evolve
-from events.embedded import database_url
-from events.migrations import migrate
-from events.simulate import simulate_chouette, simulate_table
-from events.store import EventStore, NewEvent
-from events.subscription import LiveFeed
-from events.table import TableState
+from events.domain import types as e
+from events.domain.decider import evolve
+from events.domain.table import TableState
+from events.records.simulate import simulate_chouette, simulate_table
+from events.store.embedded import database_url
+from events.store.event_store import EventStore, NewEvent
+from events.store.migrations import migrate
+from events.store.subscription import LiveFeed
 
 CONCURRENCIES = (1, 8, 32)
 
@@ -334,7 +335,7 @@ async def main(quick: bool) -> dict[str, Any]:
         ),
         "fold_note": (
             "domain fold: stored bytes of real money and chouette tables decoded and folded "
-            "through events.decider.evolve, engine cache emptied before each pass"
+            "through events.domain.decider.evolve, engine cache emptied before each pass"
         ),
     }
 

@@ -4,7 +4,7 @@ Prints one JSON object. ``--quick`` finishes in well under a minute.
 
 1. **The machinery** (``machinery``): 10,000 tables in one process, each with a running clock
    whose deadline falls within a few seconds of the start, scheduled through the command
-   service's hook (:meth:`server.timers.Timers.schedule`) and fired by the timer's own
+   service's hook (:meth:`server.live.timers.Timers.schedule`) and fired by the timer's own
    background loop on the real clock. The command service here is a cheap fake: its
    ``execute`` notes the time and stops the table's clock, so this measures the timer
    machinery alone (heap, wake-ups, dispatch), not PostgreSQL. Lateness is the time the expiry
@@ -37,17 +37,17 @@ sys.path.insert(0, str(ROOT))
 
 from bench.scratch import scratch_database  # noqa: E402
 from engine.frozen import replace  # noqa: E402
-from events import commands as c  # noqa: E402
-from events import types as e  # noqa: E402
-from events.clocks import TABLE, next_deadline  # noqa: E402
-from events.decider import decide, fold  # noqa: E402
-from events.dice import FairDice, SeedCipher, draw_seed, new_seed_key  # noqa: E402
-from events.migrations import migrate  # noqa: E402
-from events.seed_store import SeedStore  # noqa: E402
+from events.domain import commands as c  # noqa: E402
+from events.domain import types as e  # noqa: E402
+from events.domain.clocks import TABLE, next_deadline  # noqa: E402
+from events.domain.decider import decide, fold  # noqa: E402
+from events.domain.dice import FairDice, SeedCipher, draw_seed, new_seed_key  # noqa: E402
+from events.domain.table import TableState  # noqa: E402
 from events.service import Outcome, TableService  # noqa: E402
-from events.store import EventStore  # noqa: E402
-from events.table import TableState  # noqa: E402
-from server.timers import Timers  # noqa: E402
+from events.store.event_store import EventStore  # noqa: E402
+from events.store.migrations import migrate  # noqa: E402
+from events.store.seed_store import SeedStore  # noqa: E402
+from server.live.timers import Timers  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:

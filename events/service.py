@@ -2,9 +2,10 @@
 
 The application's one seam between the outside (HTTP and WebSocket handlers, tests) and the
 domain (docs/design.md, "How a command travels"): :meth:`TableService.execute` folds the table's
-events into its state, asks :func:`events.decider.decide` (or :func:`events.chat.decide_chat`)
+events into its state, asks :func:`events.domain.decider.decide` (or
+:func:`events.domain.chat.decide_chat`)
 for the events that record the command, and appends them with the version they were decided on
-and the client's command id. It raises domain errors only (:mod:`events.table`, the engine's,
+and the client's command id. It raises domain errors only (:mod:`events.domain.table`, the engine's,
 the store's); the HTTP layer maps them to problem responses.
 
 Commands for one table run one at a time in this process (a lock per table, dropped when no
@@ -14,7 +15,8 @@ guard, and a conflict is met by catching up and deciding again.
 A command id is recorded with who sent it and a digest of the command (:func:`command_digest`).
 The same actor sending the same command again gets its first outcome without anything being
 decided again; anyone else, or the same actor with another command, gets
-:class:`~events.table.CommandIdReusedError` and nothing of the first outcome: a command id is not
+:class:`~events.domain.table.CommandIdReusedError` and nothing of the first outcome: a command id
+is not
 a key to someone else's events (a team-chat message's, say).
 
 What the service keeps in memory is bounded: the folded states and the dice seeds of the
@@ -24,26 +26,31 @@ seeds of the game in play and the next.
 Arrivals (docs/rules.md §10, clocks): a command is decided at the time it *arrived* — when the
 handler that took it from a socket or a request registered it (:meth:`TableService.arrival`) —
 not when its turn at the table's lock came, so a loaded server never charges a player's clock for
-its own queue. And a clock's expiry (:class:`~events.commands.Expire`) first waits for every
+its own queue. And a clock's expiry (:class:`~events.domain.commands.Expire`) first waits for every
 command that arrived at the table before it (up to :data:`ARRIVAL_WAIT` seconds): a player who
 acted in time is decided before the timer, however late the loop runs, and an expiry then finds
 that nothing has run out.
 
 Nothing is appended that the audit would reject: every batch a command decided — a player's, a
 timer's expiry, a bot's — is checked first as the audit checks a stream
-(:func:`events.rules_check.check_batch`: the command each event must come from, decided again with
-the same dice, the same events back, each folding with :func:`~events.decider.evolve`), and the
+(:func:`events.domain.rules_check.check_batch`: the command each event must come from, decided
+again with
+the same dice, the same events back, each folding with :func:`~events.domain.decider.evolve`), and
+the
 state that fold gives is the one kept after the append. A batch that fails is not appended:
-:class:`~events.rules_check.DecisionRejectedError` (a bug in the decision, not a refused command),
+:class:`~events.domain.rules_check.DecisionRejectedError` (a bug in the decision, not a refused
+command),
 logged with the table and command ids and counted; the table's state is as before.
 
 Dice (docs/dice.md): before deciding a command that may start a game the service draws the next
-game's secret seed (:func:`events.dice.draw_seed`) and hands it to the decider with the current
-game's in a :class:`~events.dice.FairDice`; when the decided events start that game it keeps the
+game's secret seed (:func:`events.domain.dice.draw_seed`) and hands it to the decider with the
+current
+game's in a :class:`~events.domain.dice.FairDice`; when the decided events start that game it keeps
+the
 seed in the seed store *before* appending, so the commitment is never published for a seed the
 server could lose. Two processes that drew different seeds for one game agree on the one kept
 first, and the loser decides again with it. A kept seed that does not match the commitment
-published for its game is refused (:class:`~events.seed_store.SeedMismatchError`): nothing is
+published for its game is refused (:class:`~events.store.seed_store.SeedMismatchError`): nothing is
 decided with it.
 """
 
@@ -64,23 +71,23 @@ from typing import Final, Generic, Protocol, TypeVar
 
 import msgspec
 
-from events import commands as c
-from events import types as e
-from events.chat import decide_chat
-from events.decider import decide, fold_stored, may_start_game
-from events.dice import FairDice, commitment, draw_seed
-from events.errors import CommandReusedError, ConcurrencyError
-from events.rules_check import CheckCost, DecisionRejectedError, check_batch
-from events.seed_store import SeedMismatchError, SeedStore
-from events.store import AppendResult, EventStore, RecordedEvent
-from events.streams import append_events, chat_stream, decode_recorded, table_stream
-from events.table import (
+from events.domain import commands as c
+from events.domain import types as e
+from events.domain.chat import decide_chat
+from events.domain.decider import decide, fold_stored, may_start_game
+from events.domain.dice import FairDice, commitment, draw_seed
+from events.domain.rules_check import CheckCost, DecisionRejectedError, check_batch
+from events.domain.table import (
     CommandIdReusedError,
     DiceSource,
     TableExistsError,
     TableNotFoundError,
     TableState,
 )
+from events.store.errors import CommandReusedError, ConcurrencyError
+from events.store.event_store import AppendResult, EventStore, RecordedEvent
+from events.store.seed_store import SeedMismatchError, SeedStore
+from events.store.streams import append_events, chat_stream, decode_recorded, table_stream
 
 __all__ = [
     "ARRIVAL_WAIT",
@@ -96,7 +103,7 @@ log = logging.getLogger("chouette.tables")
 V = TypeVar("V")
 
 Decider = Callable[[TableState, str, c.Command, DiceSource, int], list[e.Event]]
-"""What decides a command: :func:`events.decider.decide`'s signature."""
+"""What decides a command: :func:`events.domain.decider.decide`'s signature."""
 
 DIGEST_LABEL: Final = b"chouette-command/v1\x00"
 """The prefix of every command digest's input (so it is never confused with another hash)."""
@@ -315,11 +322,11 @@ class TableService:
         catches up with the store): the server's timers schedule the table's next deadline.
         Called synchronously, so it must be cheap and must not raise.
     :param on_bot_state: called with the table id and its new state after each command this
-        process appends to a table's play stream (the bot runner, :mod:`server.bots`, wakes the
+        process appends to a table's play stream (the bot runner, :mod:`server.live.bots`, wakes the
         table's bots with it). It must not block: it only schedules work.
-    :param decider: tests only: decides a command (:func:`events.decider.decide` by default).
+    :param decider: tests only: decides a command (:func:`events.domain.decider.decide` by default).
         Whatever it decides is checked against the rules before it is appended, so a wrong
-        decider writes nothing (:class:`~events.rules_check.DecisionRejectedError`).
+        decider writes nothing (:class:`~events.domain.rules_check.DecisionRejectedError`).
     """
 
     def __init__(
@@ -373,7 +380,7 @@ class TableService:
 
     async def state(self, table_id: str) -> TableState:
         """The table's state: the cached fold, caught up with the store. A stored event that
-        does not apply is skipped, logged and counted (:func:`events.decider.evolve_stored`),
+        does not apply is skipped, logged and counted (:func:`events.domain.decider.evolve_stored`),
         so a table that an older server wrote a wrong event into still opens.
 
         :raises TableNotFoundError: nothing was ever recorded for this table.
@@ -543,7 +550,8 @@ class TableService:
         (:meth:`arrival`), the time it is decided at; now if not given (the timers, the bots).
 
         :raises CommandError, NotAllowedError: the command does not fit the table, or the
-            actor (:mod:`events.table`, with the table's own not-found, exists and reused-id).
+            actor (:mod:`events.domain.table`, with the table's own not-found, exists and
+            reused-id).
         :raises CommandIdReusedError: the id was recorded for another actor or command.
         :raises EngineError: the rules do not allow it.
         :raises StoreError: the store failed (unavailable, corrupt event...).
@@ -656,7 +664,7 @@ class TableService:
         dice: DiceSource,
     ) -> TableState:
         """The state after the decided ``events``, checked as the audit will check them
-        (:func:`events.rules_check.check_batch`, with the dice they were decided with).
+        (:func:`events.domain.rules_check.check_batch`, with the dice they were decided with).
 
         :raises DecisionRejectedError: they are not what the rules give: logged with the
             table and command ids, counted, and nothing is appended.

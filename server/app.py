@@ -15,34 +15,24 @@ from collections.abc import AsyncIterator
 
 from aiohttp import WSCloseCode, web
 
-from events.audit_scan import AuditCache
-from events.decider import decide
-from events.dice import SeedCipher
-from events.heads import HeadsSigner
-from events.seed_store import SeedStore
+from events.domain.decider import decide
+from events.domain.dice import SeedCipher
+from events.records.audit_scan import AuditCache
 from events.service import TableService
-from events.store import EventStore
-from events.subscription import LiveFeed
-from server import (
-    analysis,
-    api_docs,
-    heads,
-    history,
-    loop_watch,
-    openapi,
-    privacy,
-    ratelimit,
-    record_handlers,
-    social_handlers,
-    streams,
-)
-from server import bot_handlers as bh
-from server import handlers as h
-from server import web as page
-from server.auth import ACCOUNTS, Accounts
-from server.bots import BOTS, BotRunner, is_bot
+from events.store.event_store import EventStore
+from events.store.heads import HeadsSigner
+from events.store.seed_store import SeedStore
+from events.store.subscription import LiveFeed
 from server.config import Config, load_seed_key, load_signing_key
 from server.database import server_database_url
+from server.http import analysis, heads, history, privacy, ratelimit, streams
+from server.http import bots as bh
+from server.http import handlers as h
+from server.http import records as record_handlers
+from server.http import social as social_handlers
+from server.http import web as page
+from server.http.auth import ACCOUNTS, Accounts
+from server.http.problems import error_middleware
 from server.keys import (
     ACCOUNTS_POOL,
     CONFIG,
@@ -54,11 +44,14 @@ from server.keys import (
     TABLES,
     TIMERS,
 )
-from server.lobby import Lobby
+from server.live import loop_watch
+from server.live.bots import BOTS, BotRunner, is_bot
+from server.live.presence import Presence
+from server.live.timers import Timers
 from server.metrics import Metrics
-from server.presence import Presence
-from server.problems import error_middleware
-from server.timers import Timers
+from server.openapi import docs_page as api_docs
+from server.openapi import document as openapi
+from server.readmodels.lobby import Lobby
 
 log = logging.getLogger("chouette.server")
 

@@ -20,11 +20,11 @@ from typing import Literal
 
 import msgspec
 
-from events.dice import decode_seed_key, encode_seed_key, new_seed_key
-from events.heads import decode_signing_key, encode_key, new_signing_key
+from events.domain.dice import decode_seed_key, encode_seed_key, new_seed_key
+from events.domain.table import DiceSource
+from events.domain.types import ClockOptions
 from events.service import Decider
-from events.table import DiceSource
-from events.types import ClockOptions
+from events.store.heads import decode_signing_key, encode_key, new_signing_key
 
 log = logging.getLogger("chouette.server")
 
@@ -47,7 +47,7 @@ def parse_duration(text: str) -> float:
 @dataclass(frozen=True, slots=True)
 class Rate:
     """At most ``count`` in any ``per`` seconds, as a token bucket: a burst of ``count``, then
-    one more every ``per / count`` seconds (:mod:`server.ratelimit`)."""
+    one more every ``per / count`` seconds (:mod:`server.http.ratelimit`)."""
 
     count: int
     per: float
@@ -97,7 +97,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 class ConfigError(ValueError):
     """A setting the server cannot run with. Its text is one line: the setting as the operator
     wrote it (``CHOUETTE_TABLE_CLOCK``, ``--port``), then why. ``serve`` and the other commands
-    print it and exit with status 2 (server/cli.py), with no traceback."""
+    print it and exit with status 2 (server/cli/main.py), with no traceback."""
 
     def __init__(self, setting: str, reason: str, *, field: str = "") -> None:
         super().__init__(f"{setting}: {reason}")
@@ -167,7 +167,7 @@ class Config:
     """Take the client's address from the last `X-Forwarded-For` entry (only behind a reverse
     proxy that sets it), for the per-address limits (`CHOUETTE_BEHIND_PROXY`)."""
 
-    # -- rate limits (server/ratelimit.py): per process, generous enough that a real player,
+    # -- rate limits (server/http/ratelimit.py): per process, generous enough that a real player,
     # or a club of them behind one address, never meets them. None: no limit. -----------
     rate_limits: bool = True
     """Every limit and cap below on or off at once (`CHOUETTE_RATE_LIMITS`)."""
@@ -262,7 +262,7 @@ class Config:
     (`CHOUETTE_LEADERBOARD_MIN_EXPERIENCE`); a request may ask for more, never less."""
     bot_workers: int = 1
     """Processes computing the bots' decisions off the event loop (`CHOUETTE_BOT_WORKERS`;
-    server/bots.py, docs/bots.md)."""
+    server/live/bots.py, docs/bots.md)."""
     bot_timeout: float = 10.0
     """Seconds a bot has to decide; a bot that takes longer leaves its seat
     (`CHOUETTE_BOT_TIMEOUT`)."""
@@ -273,7 +273,7 @@ class Config:
     at once)."""
     analysis_workers: int = 1
     """Processes analysing games off the event loop (`CHOUETTE_ANALYSIS_WORKERS`;
-    server/analysis.py, docs/analysis.md)."""
+    server/http/analysis.py, docs/analysis.md)."""
     analysis_timeout: float = 300.0
     """Seconds an analysis may take before its worker is killed and the request answered 503
     (`CHOUETTE_ANALYSIS_TIMEOUT`)."""
@@ -281,12 +281,12 @@ class Config:
     """The ply of GNU Backgammon's evaluation for bots of the ``gnubg`` strength, 0 to 3
     (`CHOUETTE_GNUBG_PLY`)."""
     bot_decide: Callable[..., object] | None = field(default=None, repr=False)
-    """Tests only: the bots' decision function instead of :func:`events.bots.decide_for` (a
+    """Tests only: the bots' decision function instead of :func:`events.domain.bots.decide_for` (a
     module-level function: it runs in the bot workers). No variable or flag sets it."""
     dice_factory: Callable[[str], DiceSource] | None = field(default=None, repr=False)
     """Tests only: dice for a table id instead of the provably fair dice."""
     decider: Decider | None = field(default=None, repr=False)
-    """Tests only: what decides a command instead of :func:`events.decider.decide` (a wrong
+    """Tests only: what decides a command instead of :func:`events.domain.decider.decide` (a wrong
     one shows that the check before append writes nothing). No variable or flag sets it."""
     clock: Callable[[], float] | None = field(default=None, repr=False)
     """Tests only: the time (seconds since the epoch) commands are decided at, instead of the

@@ -16,10 +16,10 @@ import asyncio
 
 import asyncpg
 
-from events.embedded import start_embedded, with_user
-from events.errors import StoreError, translate_errors
-from events.migrations import migrate
-from events.roles import SERVER_ROLE, allow_login, is_superuser
+from events.store.embedded import start_embedded, with_user
+from events.store.errors import StoreError, translate_errors
+from events.store.migrations import migrate
+from events.store.roles import SERVER_ROLE, allow_login, is_superuser
 from server.config import Config
 
 __all__ = ["SuperuserRefusedError", "migrate_as_owner", "server_database_url"]

@@ -8,12 +8,12 @@ import asyncpg
 from aiohttp import web
 
 from events.service import TableService
-from events.subscription import LiveFeed
+from events.store.subscription import LiveFeed
 from server.config import Config
-from server.lobby import Lobby
+from server.live.presence import Presence
+from server.live.timers import Timers
 from server.metrics import Metrics
-from server.presence import Presence
-from server.timers import Timers
+from server.readmodels.lobby import Lobby
 
 CONFIG = web.AppKey("config", Config)
 METRICS = web.AppKey("metrics", Metrics)

@@ -10,9 +10,9 @@ import math
 from bisect import bisect_left
 from collections import defaultdict
 
-from events.projection import SkippedEvent
-from events.rules_check import CheckCost
-from events.subscription import LogHole
+from events.domain.rules_check import CheckCost
+from events.store.projection import SkippedEvent
+from events.store.subscription import LogHole
 
 Labels = tuple[tuple[str, str], ...]
 
@@ -208,7 +208,7 @@ class Metrics:
         """The check refused a decided batch at an ``event_type``."""
         self.rejected.inc(event=event_type)
 
-    # The timer service's observer (server.timers.TimerObserver).
+    # The timer service's observer (server.live.timers.TimerObserver).
 
     def expiry_done(self, outcome: str, lateness: float) -> None:
         """An expiry was sent ``lateness`` seconds after its deadline."""
@@ -222,14 +222,14 @@ class Metrics:
         self.timer_seconds.values[(("part", "loop"),)] = loop
         self.timer_tables.set(tables)
 
-    # A projector's observer (events.projection.Projector.on_skip).
+    # A projector's observer (events.store.projection.Projector.on_skip).
 
     def event_skipped(self, skipped: SkippedEvent) -> None:
         """A projector skipped a poison event (this process's count; the record is in the
         database)."""
         self.skipped_events.inc(projector=skipped.projector)
 
-    # The live feed's observer (events.subscription.LiveFeed.on_hole).
+    # The live feed's observer (events.store.subscription.LiveFeed.on_hole).
 
     def holes_changed(self, holes: list[LogHole]) -> None:
         """The holes known in the log changed."""

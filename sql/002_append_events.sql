@@ -20,7 +20,7 @@
 --                 || int4(len(type)) || type                      -- UTF-8
 --                 || int4(schema_version)
 --                 || int4(len(data)) || data)                     -- the stored bytes
---   prev_hash of version 1 is 32 zero bytes. events.store.event_hash computes the same in Python.
+--   prev_hash of version 1 is 32 zero bytes. events.store.event_store.event_hash computes the same in Python.
 
 CREATE TYPE append_status AS ENUM (
     'appended',        -- written now

@@ -1,4 +1,4 @@
--- The lobby read model, written only by the lobby projector (server/lobby.py) in the same
+-- The lobby read model, written only by the lobby projector (server/readmodels/lobby.py) in the same
 -- transaction as its checkpoint in projection_checkpoints.
 CREATE TABLE lobby_tables (
     table_id text PRIMARY KEY,

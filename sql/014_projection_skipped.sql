@@ -1,4 +1,4 @@
--- Events a projector could not apply and skipped (events/projection.py): an event whose data
+-- Events a projector could not apply and skipped (events/store/projection.py): an event whose data
 -- its read model cannot hold (a NUL in a name...) or that does not decode. Written in the same
 -- transaction as the checkpoint that moves past the event, so a skipped event is recorded once,
 -- never retried and never forgotten. `reason` is the error's text, for operators only: the

@@ -16,7 +16,7 @@ ALTER TABLE commands ADD COLUMN digest bytea;
 
 -- dice_seeds.seed holds AES-256-GCM ciphertext (12-byte nonce || ciphertext and tag) when
 -- `sealed`; rows written before this migration hold the clear seed (sealed = false), which the
--- server encrypts with its key when it starts (events.store.SeedStore.seal_legacy). The key is
+-- server encrypts with its key when it starts (events.store.event_store.SeedStore.seal_legacy). The key is
 -- not in the database (docs/dice.md, "Where the seed is kept").
 ALTER TABLE dice_seeds ADD COLUMN sealed boolean NOT NULL DEFAULT false;
 

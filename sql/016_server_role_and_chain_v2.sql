@@ -49,7 +49,7 @@ ALTER TABLE events ALTER COLUMN chain_version SET DEFAULT 2;
 --                 || int4(len(data)) || data                      -- the stored bytes
 --                 || command_id                                   -- 16 bytes (uuid_send)
 --                 || int8(recorded_at))                           -- microseconds since the epoch
--- (big-endian integers). events.store.event_hash computes the same in Python.
+-- (big-endian integers). events.store.event_store.event_hash computes the same in Python.
 CREATE OR REPLACE FUNCTION append_batch(
     p_partition integer,
     p_stream_ids text[],
@@ -289,7 +289,7 @@ $$;
 -- The dice seeds: kept and sealed through functions only, so that the server's role cannot
 -- replace or delete a kept seed.
 
--- events.seed_store.SeedStore.keep: keep a game's sealed seed, or return the one already kept
+-- events.store.seed_store.SeedStore.keep: keep a game's sealed seed, or return the one already kept
 -- (never replacing it).
 CREATE FUNCTION keep_dice_seed(p_table_id text, p_game integer, p_seed bytea)
 RETURNS TABLE (seed bytea, sealed boolean)
@@ -300,7 +300,7 @@ LANGUAGE sql AS $$
         RETURNING d.seed, d.sealed;
 $$;
 
--- events.seed_store.SeedStore._seal: seal seeds kept in the clear (rows written before 015);
+-- events.store.seed_store.SeedStore._seal: seal seeds kept in the clear (rows written before 015);
 -- a sealed row is never changed. Returns how many rows were sealed now.
 CREATE FUNCTION seal_dice_seeds(p_table_ids text[], p_games integer[], p_seeds bytea[])
 RETURNS integer

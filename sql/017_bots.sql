@@ -1,5 +1,5 @@
 -- Bots (issue 14): an account marked as a bot acts only through the ordinary command path, run
--- by the server's bot runner (server/bots.py). Its strength says whose judgement it plays with:
+-- by the server's bot runner (server/live/bots.py). Its strength says whose judgement it plays with:
 -- 'basic' (pure Python) or 'gnubg' (GNU Backgammon, the optional extra). A bot's account id
 -- starts 'b_', so the table view and the lobby tell its seats from the events alone. A bot has
 -- no password and no token: nobody can log in as one.

@@ -1,4 +1,4 @@
--- The analysis of a table's finished games (issue 14; events/analysis.py, server/analysis.py):
+-- The analysis of a table's finished games (issue 14; events/records/analysis.py, server/http/analysis.py):
 -- a read model, disposable, never part of the table's log. One row per table and ply, for the
 -- table's log up to `version`, the version of the last game end it covers: a later game end
 -- makes the row stale and the next request computes it again.

@@ -1,11 +1,11 @@
 -- The social read models (issue 15): ratings and profiles, each written only by its projector
--- (server/ratings.py, server/profiles.py) in the same transaction as its checkpoint in
+-- (server/readmodels/ratings.py, server/readmodels/profiles.py) in the same transaction as its checkpoint in
 -- projection_checkpoints, and rebuilt from the log by `chouette project rebuild NAME`, which
 -- fills copies of these tables (`<table>__rebuild`) and renames them in place in one
 -- transaction. Times are the events' own (`at`, ms since the epoch), so a rebuild writes the
 -- same rows as the live projector did.
 
--- Ratings (FIBS formula, events/ratings.py). Each match table's players and whether it is rated.
+-- Ratings (FIBS formula, events/domain/ratings.py). Each match table's players and whether it is rated.
 CREATE TABLE rating_tables (
     table_id text PRIMARY KEY,
     rated boolean NOT NULL,
@@ -86,7 +86,7 @@ REVOKE ALL ON rating_tables, ratings, rating_history, profile_tables, profile_st
 GRANT SELECT, INSERT, UPDATE ON rating_tables, ratings, rating_history, profile_tables,
     profile_stats, profile_table_players, chouette_daily TO chouette_server;
 
--- Private tables and invitations (server/privacy.py). Not events: an invitation code is a
+-- Private tables and invitations (server/http/privacy.py). Not events: an invitation code is a
 -- secret that can be revoked, like a token. A private table's row is written before the table
 -- is created, so that it is never visible, even for a moment, to someone without access.
 CREATE TABLE private_tables (

@@ -1,4 +1,4 @@
--- An account's access to a private table is kept per invitation it redeemed (server/privacy.py):
+-- An account's access to a private table is kept per invitation it redeemed (server/http/privacy.py):
 -- one row per table, account and invitation, so that an account who redeemed two codes of a
 -- table and sees one of them revoked keeps the access the other gave. (Until now a second
 -- redemption replaced the first's row, and revoking the second code took away access the first

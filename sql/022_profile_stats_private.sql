@@ -1,8 +1,8 @@
--- A profile's statistics kept apart for private tables (server/profiles.py): a stranger's view of
+-- A profile's statistics kept apart for private tables (server/readmodels/profiles.py): a stranger's view of
 -- a player (GET /players/{name}) leaves private tables out entirely, counts included; the player
 -- sees the sums of both. One row per player, table kind and privacy.
 ALTER TABLE profile_stats ADD COLUMN private boolean NOT NULL DEFAULT false;
--- The primary key's name is the table's first one, or its rebuilt copy's (server/readmodels.py
+-- The primary key's name is the table's first one, or its rebuilt copy's (server/readmodels/rebuild.py
 -- renames a rebuilt copy into place, constraints and all).
 DO $$
 DECLARE

@@ -10,7 +10,8 @@ creates one template database per server with every migration applied, and each 
   that migrated it (the owner of its tables).
 - ``db_url``: the same database as the server's role (:data:`TEST_SERVER_ROLE`, a member of
   ``chouette_server``), so that every test runs the store and the server with least privilege.
-- ``pool``, ``store``: an asyncpg pool and an :class:`events.store.EventStore` on ``db_url``.
+- ``pool``, ``store``: an asyncpg pool and an :class:`events.store.event_store.EventStore` on
+``db_url``.
 - ``admin``: a superuser connection to the same database (``owner_url``), for tampering with it.
 - ``empty_db``: a database with no migration applied, as the superuser.
 - ``embedded_server``: the session's embedded server (started on first use).
@@ -32,10 +33,10 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from events.embedded import EmbeddedPostgres, start_embedded, with_database, with_user
-from events.migrations import migrate
-from events.roles import SERVER_ROLE
-from events.store import EventStore
+from events.store.embedded import EmbeddedPostgres, start_embedded, with_database, with_user
+from events.store.event_store import EventStore
+from events.store.migrations import migrate
+from events.store.roles import SERVER_ROLE
 
 _PREFIX = "chouette_t"
 TEST_SERVER_ROLE = "chouette_test_server"

@@ -6,7 +6,7 @@ import hashlib
 import random
 from collections.abc import Iterable, Sequence
 
-from events.dice import derive_dice
+from events.domain.dice import derive_dice
 
 
 class SeededDice:

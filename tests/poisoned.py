@@ -10,11 +10,11 @@ timer's ``opening_throw`` into the finished match.
 
 from __future__ import annotations
 
-from events import commands as c
-from events import types as e
-from events.decider import decide, evolve
-from events.dice import FairDice
-from events.table import TableState
+from events.domain import commands as c
+from events.domain import types as e
+from events.domain.decider import decide, evolve
+from events.domain.dice import FairDice
+from events.domain.table import TableState
 from tests.dice import fair_seed
 
 __all__ = ["CLOCK", "DICE", "T0", "Match", "poisoned_steps"]

@@ -6,9 +6,9 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from events import types as e
-from events.store import RecordedEvent
-from events.streams import table_stream
+from events.domain import types as e
+from events.store.event_store import RecordedEvent
+from events.store.streams import table_stream
 
 __all__ = ["recorded"]
 

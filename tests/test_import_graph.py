@@ -15,8 +15,9 @@ circle the type checker needs is still a circle a reader must untangle, and the 
 introduced this test asks for none "anywhere". ``engine`` importing only the standard library is
 checked by ``tests/engine/test_purity.py``.
 
-An edge goes to the module an import names, not to the packages above it: ``from events.store
-import EventStore`` is an edge to ``events.store``, although Python also runs
+An edge goes to the module an import names, not to the packages above it: ``from
+events.store.event_store
+import EventStore`` is an edge to ``events.store.event_store``, although Python also runs
 ``events/__init__.py`` first. A package's ``__init__`` that re-exports its modules (its "face")
 is therefore not a circle with every module of the package; a module that imports from its own
 package's face (``from events import X`` inside ``events/``) is an edge to ``events`` and shows
@@ -39,6 +40,26 @@ MAY_IMPORT = {
     "events": {"engine", "events"},
     "server": {"engine", "events", "server"},
 }
+
+#: Which room of ``events/`` may import which (``docs/design.md``, "The rooms"): the domain never
+#: imports the store or the records; the store keeps the domain's events, not what is made of
+#: them; GNU Backgammon's bridge knows only the engine. ``events.service`` (the seam) and
+#: ``server`` may import any of them.
+ROOMS_MAY_IMPORT = {
+    "events.domain": {"engine", "events.domain", "events.gnubg"},
+    "events.gnubg": {"engine", "events.gnubg"},
+    "events.store": {"engine", "events.domain", "events.store"},
+    "events.records": {"engine", "events.domain", "events.store", "events.records", "events.gnubg"},
+}
+
+
+def room(module: str) -> str:
+    """The room of ``events/`` a module lives in (``events.domain``...), else its package."""
+    parts = module.split(".")
+    if parts[0] == "events" and len(parts) > 2:
+        return ".".join(parts[:2])
+    return parts[0] if parts[0] != "events" else module
+
 
 #: Imports of project modules allowed inside a function, as ``"file:module" -> why``. Only a real
 #: optional dependency belongs here; today there is none.
@@ -248,6 +269,21 @@ def against_the_layers(found: Iterable[Edge]) -> list[str]:
     ]
 
 
+def across_the_rooms(found: Iterable[Edge]) -> list[str]:
+    """Each import of one room of ``events/`` against :data:`ROOMS_MAY_IMPORT`, readable."""
+    wrong = []
+    for e in found:
+        source = room(e.source)
+        if source not in ROOMS_MAY_IMPORT:
+            continue
+        target = room(e.target)
+        if target.split(".")[0] == "engine":
+            target = "engine"
+        if target not in ROOMS_MAY_IMPORT[source]:
+            wrong.append(f"  {e.source} imports {e.target}   [{e.where()}]")
+    return wrong
+
+
 def inside_functions(found: Iterable[Edge], allowed: dict[str, str]) -> list[str]:
     """Each project import inside a function body that the allowlist does not name."""
     return [
@@ -277,6 +313,20 @@ def test_dependencies_point_one_way() -> None:
     assert not wrong, "imports against engine ← events ← server (docs/design.md):\n" + "\n".join(
         wrong
     )
+
+
+def test_the_rooms_of_events_point_one_way() -> None:
+    assert {room(m) for m in KNOWN if m.startswith("events.")} >= set(ROOMS_MAY_IMPORT)
+    wrong = across_the_rooms(EDGES)
+    assert not wrong, "imports across the rooms of events/ (docs/design.md):\n" + "\n".join(wrong)
+
+
+def test_the_rooms_check_catches_a_domain_importing_the_store() -> None:
+    edge = Edge("events.domain.decider", "events.store.event_store", "x.py", 1, False, False)
+    ok = Edge("events.store.streams", "events.domain.types", "y.py", 2, False, False)
+    assert across_the_rooms([edge, ok]) == [
+        "  events.domain.decider imports events.store.event_store   [x.py:1]"
+    ]
 
 
 def test_no_project_imports_inside_functions() -> None:

@@ -1,4 +1,4 @@
-// Provably fair dice, checked in the browser with Web Crypto (docs/dice.md, events/dice.py).
+// Provably fair dice, checked in the browser with Web Crypto (docs/dice.md, events/domain/dice.py).
 //
 //   commitment = hex(SHA-256(seed))
 //   key        = HMAC-SHA256(key = seed,
@@ -72,7 +72,7 @@ export async function commitmentOf(seedHex) {
 export async function checkCommitment(seedHex, commitmentHex) {
   if (typeof commitmentHex !== "string") return false;
   try {
-    // Exactly as events/dice.py compares: the lower-case hex the server publishes.
+    // Exactly as events/domain/dice.py compares: the lower-case hex the server publishes.
     return (await commitmentOf(seedHex)) === commitmentHex;
   } catch {
     return false;

@@ -1,5 +1,5 @@
 // Checks server/static/dice.js against vectors computed by the Python implementation
-// (events/dice.py, and tables simulated through the decider). Run by
+// (events/domain/dice.py, and tables simulated through the decider). Run by
 // tests/client/test_dice_vectors.py, which writes the vectors and names them in
 // CHOUETTE_DICE_VECTORS; not a test file of its own (no `.test.` in its name).
 

@@ -16,7 +16,7 @@ const CLIENT = ["alice-7f3a", "bob likes sixes"];
 const KEY = "827c64163a0a0f3ec5c8d3e0a9adf68d099699b94308bf28907e150d7f2886c6";
 const KEY_NO_SEEDS = "5417ef586ddfc9ed7633180056854b7bb126545fc422c6201051d20ea5b5f799";
 const DICE = [3, 1, 5, 1, 2, 4, 1, 1, 3, 5, 1, 4, 4, 2, 2, 4, 5, 4, 2, 4];
-// The same seed with no client seeds (computed with events/dice.py).
+// The same seed with no client seeds (computed with events/domain/dice.py).
 const DICE_NO_SEEDS = [3, 3, 3, 6, 6, 3, 2, 1, 4, 6, 6, 3, 2, 6, 3, 4, 2, 3, 6, 1];
 
 describe("hex", () => {
@@ -48,7 +48,7 @@ describe("the commitment", () => {
     assert.equal(await d.checkCommitment(SEED, `${COMMITMENT.slice(0, -1)}e`), false);
     assert.equal(await d.checkCommitment("not hex", COMMITMENT), false);
     assert.equal(await d.checkCommitment(SEED, undefined), false);
-    // Compared as published (lower-case hex), like events/dice.py.
+    // Compared as published (lower-case hex), like events/domain/dice.py.
     assert.equal(await d.checkCommitment(SEED, COMMITMENT.toUpperCase()), false);
   });
 });

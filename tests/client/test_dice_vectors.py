@@ -1,5 +1,5 @@
 """The browser's dice check (``server/static/dice.js``) agrees with the server's
-(``events/dice.py``): vectors computed here with the Python code, checked by
+(``events/domain/dice.py``): vectors computed here with the Python code, checked by
 ``tests/client/check_dice_vectors.mjs`` under Node's Web Crypto.
 
 The vectors are plain derivations (seeds, client seeds, keys, dice, a rejected byte) and whole
@@ -21,9 +21,9 @@ from typing import Any
 
 import msgspec
 
-from events import dice as fair
-from events import types as e
-from events.simulate import SimulatedTable, simulate_chouette, simulate_table
+from events.domain import dice as fair
+from events.domain import types as e
+from events.records.simulate import SimulatedTable, simulate_chouette, simulate_table
 from tests.client.node import run_node
 
 CHECK = Path(__file__).resolve().parent / "check_dice_vectors.mjs"

@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-from events import types as e
-from events.streams import decode_recorded, table_stream
+from events.domain import types as e
+from events.store.streams import decode_recorded, table_stream
 from server.keys import TABLES
 from tests.e2e.harness import LiveServer
 from tests.e2e.pages import enter, seated_table

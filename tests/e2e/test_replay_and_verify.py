@@ -14,13 +14,13 @@ from typing import Any
 
 from playwright.sync_api import Page, WebSocketRoute, expect
 
-from events.dice import commitment, derive_die, game_key
+from events.domain.dice import commitment, derive_die, game_key
 from tests.e2e.harness import LiveServer
 from tests.e2e.pages import board_counts
 
 
 class FixedFairDice:
-    """The provably fair derivation (:mod:`events.dice`) from a fixed seed per game: the dice
+    """The provably fair derivation (:mod:`events.domain.dice`) from a fixed seed per game: the dice
     are the same on every run, and verifiable exactly as the production dice are."""
 
     def _seed(self, game: int) -> bytes:

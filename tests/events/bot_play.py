@@ -6,11 +6,11 @@ import random
 
 from engine.moves import Play
 from engine.position import Position
-from events import commands as c
-from events import types as e
-from events.bots import BasicBrain, Brain, CubeContext, next_command
-from events.simulate import SimulatedTable
-from events.table import TableState
+from events.domain import commands as c
+from events.domain import types as e
+from events.domain.bots import BasicBrain, Brain, CubeContext, next_command
+from events.domain.table import TableState
+from events.records.simulate import SimulatedTable
 
 
 class RandomBrain:
@@ -43,7 +43,7 @@ def play_money_games(
     games: int, brains: dict[str, Brain], seed: int = 1, cube: bool = True
 ) -> tuple[list[e.GameEnded], SimulatedTable]:
     """``games`` money games between the two players named in ``brains`` (each driven by
-    :func:`events.bots.next_command`), through the decider with fair dice."""
+    :func:`events.domain.bots.next_command`), through the decider with fair dice."""
     rng = random.Random(seed)
     a, b = brains
     table = SimulatedTable("bots", state=TableState(table_id="bots"))
@@ -82,7 +82,7 @@ def play_table(
     seed: int = 1,
     limit: int = 20_000,
 ) -> SimulatedTable:
-    """A match or a chouette of bots (driven by :func:`events.bots.next_command`) through the
+    """A match or a chouette of bots (driven by :func:`events.domain.bots.next_command`) through the
     decider with fair dice, until the match ends or ``games`` chouette games have ended. The
     first player creates the table and starts a chouette's first game."""
     rng = random.Random(seed)

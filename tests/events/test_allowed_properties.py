@@ -1,16 +1,18 @@
-"""Property: ``allowed`` (:func:`events.allowed.allowed`, the table view's list) means "may send
+"""Property: ``allowed`` (:func:`events.domain.allowed.allowed`, the table view's list) means "may
+send
 now" (issue 27, part 5). Random games of money, match and chouette tables, seed windows and
 clocks included, are folded from legal commands at random times; at every state, for everyone
 at the table, one player who is not and the table's creator:
 
-- every command listed is accepted by :func:`events.decider.decide` from that state at that
+- every command listed is accepted by :func:`events.domain.decider.decide` from that state at that
   time, for some argument where it takes one (a legal play for ``move``, a member's cube for
   the box's answers, a seat for ``join``, a level for ``resign``); ``chat`` by
-  :func:`events.chat.decide_chat`;
+  :func:`events.domain.chat.decide_chat`;
 - every command not listed is refused, whatever its argument.
 
 So a client that sends only what ``allowed`` lists is never refused. And what the seed window
-holds back (:func:`events.allowed.held_back`, offered disabled by the page) is not allowed now
+holds back (:func:`events.domain.allowed.held_back`, offered disabled by the page) is not allowed
+now
 and is accepted at the window's deadline. Pure: no database, no server (the view calls the same
 functions).
 """
@@ -25,12 +27,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import EngineError
-from events import commands as c
-from events import types as e
-from events.allowed import allowed, held_back
-from events.chat import decide_chat
-from events.decider import decide, evolve
-from events.table import TableState
+from events.domain import commands as c
+from events.domain import types as e
+from events.domain.allowed import allowed, held_back
+from events.domain.chat import decide_chat
+from events.domain.decider import decide, evolve
+from events.domain.table import TableState
 from tests.dice import SeededDice
 
 NAMES = ("ann", "bob", "cat", "dan", "eve", "fay")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from bot_play import play_table
 
-from events import types as e
-from events.analysis import analyse_table, units_of
-from events.bots import BasicBrain, Brain
-from events.gnubg_analysis import analyse_with_module, parse_export
+from events.domain import types as e
+from events.domain.bots import BasicBrain, Brain
+from events.gnubg.analysis import analyse_with_module, parse_export
+from events.records.analysis import analyse_table, units_of
 
 pytest.importorskip("gnubg")
 
@@ -84,8 +84,8 @@ def test_a_chouettes_cubes_are_each_members_and_its_plays_the_acting_captains() 
     assert units_of(events) >= 2 and calls == [1] * units_of(events)  # one per member
     captains: dict[int, str] = {}
     state = None
-    from events.decider import evolve
-    from events.table import TableState
+    from events.domain.decider import evolve
+    from events.domain.table import TableState
 
     state = TableState()
     boxes: dict[int, str] = {}
@@ -126,8 +126,8 @@ def test_beavers_keep_the_decisions_on_their_events() -> None:
     it stay on their own events (each double or answer on a cube event of that player)."""
     import random
 
-    from events.gamelog import table_log
-    from events.simulate import simulate_table
+    from events.records.gamelog import table_log
+    from events.records.simulate import simulate_table
 
     table = simulate_table(
         "b",

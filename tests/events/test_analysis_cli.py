@@ -10,13 +10,13 @@ import uuid
 
 import pytest
 
-from events.analysis import analyse_table
-from events.simulate import simulate_chouette, simulate_table
-from events.store import EventStore
-from events.streams import append_steps
-from server.analysis import finished_upto
-from server.cli import main
-from server.cli_analyse import summary_lines
+from events.records.analysis import analyse_table
+from events.records.simulate import simulate_chouette, simulate_table
+from events.store.event_store import EventStore
+from events.store.streams import append_steps
+from server.cli.analyse import summary_lines
+from server.cli.main import main
+from server.http.analysis import finished_upto
 
 pytest.importorskip("gnubg")
 

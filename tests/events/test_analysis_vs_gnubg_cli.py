@@ -1,6 +1,6 @@
 """Our analysis against GNU Backgammon's own program: Debian's ``gnubg`` (1.07, the CLI,
 ``import mat`` / ``analyse match`` / ``export match text``) analysing the ``.mat`` our exporter
-writes, decision by decision, against :func:`events.analysis.analyse_table` (which runs the
+writes, decision by decision, against :func:`events.records.analysis.analyse_table` (which runs the
 PyPI module, GNU Backgammon 1.1.0a16, the ``chouette[gnubg]`` extra).
 
 The two are not the same build of GNU Backgammon: the module ships neural-net weights of format
@@ -24,10 +24,10 @@ import statistics
 import pytest
 from bot_play import play_table
 
-from events import types as e
-from events.analysis import analyse_table
-from events.bots import BasicBrain, Brain
-from events.gnubg_analysis import analyse_with_cli, cli_path
+from events.domain import types as e
+from events.domain.bots import BasicBrain, Brain
+from events.gnubg.analysis import analyse_with_cli, cli_path
+from events.records.analysis import analyse_table
 
 pytest.importorskip("gnubg")
 

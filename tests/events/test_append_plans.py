@@ -14,7 +14,7 @@ import uuid
 
 import asyncpg
 
-from events.store import EventStore, NewEvent
+from events.store.event_store import EventStore, NewEvent
 
 _SEQ_SCANS = """
     SELECT relname, seq_scan FROM pg_stat_xact_user_tables

@@ -1,12 +1,14 @@
 """The audit finds tampering, and names the version tampered with.
 
-Tables are played through the decider with fair dice (:func:`events.simulate.simulate_table`) and
+Tables are played through the decider with fair dice
+(:func:`events.records.simulate.simulate_table`) and
 appended to a fresh database as the table service would. A superuser (the ``admin`` fixture)
 then disables the append-only triggers and edits the stored events, in two ways:
 
 - **naively**: the edit alone, which the hash chain catches;
 - **recomputing the chain**: the edit, then every later ``prev_hash``/``hash`` and the stream's
-  head rewritten with :func:`events.chain.event_hash`, so that the chain holds. The rules and the
+  head rewritten with :func:`events.store.chain.event_hash`, so that the chain holds. The rules and
+  the
   dice must still name the version edited.
 """
 
@@ -25,17 +27,17 @@ import msgspec
 import pytest
 
 from engine.moves import legal_plays
-from events import types as e
-from events.audit import audit_records
-from events.audit_scan import audit_table, audit_tables, check_log
-from events.chain import ZERO_HASH, stored_hash
-from events.decider import evolve
-from events.simulate import simulate_chouette, simulate_table
-from events.store import EventStore
-from events.streams import append_steps, table_stream
-from events.table import TableState
-from server.cli import main
-from server.progress import Progress
+from events.domain import types as e
+from events.domain.decider import evolve
+from events.domain.table import TableState
+from events.records.audit import audit_records
+from events.records.audit_scan import audit_table, audit_tables, check_log
+from events.records.simulate import simulate_chouette, simulate_table
+from events.store.chain import ZERO_HASH, stored_hash
+from events.store.event_store import EventStore
+from events.store.streams import append_steps, table_stream
+from server.cli.main import main
+from server.cli.progress import Progress
 from tests.records import recorded
 
 

@@ -6,7 +6,8 @@ row deleted or changed, ``streams`` truncated, a ``commands`` row pointing past 
 a log partition's head moved on. ``audit --all`` lists the tables from the events themselves, so
 each is found, at the stream (and version) tampered with, and the command exits 1.
 
-The audit reads a stream a page at a time (:class:`events.audit.StreamAudit`): whatever the page
+The audit reads a stream a page at a time (:class:`events.records.audit.StreamAudit`): whatever the
+page
 boundaries, and whenever it is asked, its report is what an audit of all the events read so far
 says, tampered streams included.
 """
@@ -24,14 +25,14 @@ import asyncpg
 import msgspec
 import pytest
 
-from events import audit_scan
-from events import types as e
-from events.audit import StreamAudit, audit_records
-from events.audit_scan import audit_all, audit_table, check_log
-from events.simulate import simulate_chouette, simulate_table
-from events.store import EventStore, RecordedEvent
-from events.streams import append_events, append_steps, chat_stream, table_stream
-from server.cli import main
+from events.domain import types as e
+from events.records import audit_scan
+from events.records.audit import StreamAudit, audit_records
+from events.records.audit_scan import audit_all, audit_table, check_log
+from events.records.simulate import simulate_chouette, simulate_table
+from events.store.event_store import EventStore, RecordedEvent
+from events.store.streams import append_events, append_steps, chat_stream, table_stream
+from server.cli.main import main
 from tests.records import recorded
 
 

@@ -11,13 +11,13 @@ from engine.bots import basic
 from engine.moves import legal_plays
 from engine.notation import format_play
 from engine.position import Position
-from events import types as e
-from events.audit import audit_records
-from events.bots import BasicBrain, Brain, next_command, settled_command
-from events.decider import evolve
-from events.simulate import SimulatedTable
-from events.streams import table_stream
-from events.table import TableState
+from events.domain import types as e
+from events.domain.bots import BasicBrain, Brain, next_command, settled_command
+from events.domain.decider import evolve
+from events.domain.table import TableState
+from events.records.audit import audit_records
+from events.records.simulate import SimulatedTable
+from events.store.streams import table_stream
 from tests.records import recorded
 
 GAMES = 400

@@ -10,11 +10,11 @@ from bot_play import play_table
 
 from engine.moves import legal_plays
 from engine.position import Position
-from events import types as e
-from events.audit import audit_records
-from events.bots import BasicBrain, Brain, CubeContext, brain_for
-from events.gnubg_bot import GnubgBrain, match_winning_chance, probabilities
-from events.streams import table_stream
+from events.domain import types as e
+from events.domain.bots import BasicBrain, Brain, CubeContext, brain_for
+from events.gnubg.bot import GnubgBrain, match_winning_chance, probabilities
+from events.records.audit import audit_records
+from events.store.streams import table_stream
 from tests.engine_corpus import ROLLS, gnubg_board, random_game_positions
 from tests.records import recorded
 

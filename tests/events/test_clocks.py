@@ -8,14 +8,14 @@ from __future__ import annotations
 import pytest
 
 from engine.game import Phase
-from events import clocks
-from events import commands as c
-from events import types as e
-from events.audit import audit_records
-from events.decider import decide, evolve
-from events.dice import FairDice
-from events.streams import table_stream
-from events.table import CommandError, TableState
+from events.domain import clocks
+from events.domain import commands as c
+from events.domain import types as e
+from events.domain.decider import decide, evolve
+from events.domain.dice import FairDice
+from events.domain.table import CommandError, TableState
+from events.records.audit import audit_records
+from events.store.streams import table_stream
 from tests.dice import fair_seed
 from tests.records import recorded
 

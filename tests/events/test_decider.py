@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from engine.actions import Action
 from engine.errors import EngineError, IllegalPlayError, NotYourTurnError
 from engine.game import Phase
-from events import commands as c
-from events import types as e
-from events.decider import decide, evolve, fold, may_start_game
-from events.table import CommandError, NotAllowedError, TableState
+from events.domain import commands as c
+from events.domain import types as e
+from events.domain.decider import decide, evolve, fold, may_start_game
+from events.domain.table import CommandError, NotAllowedError, TableState
 from tests.dice import ScriptedDice, SeededDice
 
 

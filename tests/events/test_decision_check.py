@@ -1,5 +1,6 @@
 """Every decided batch is checked as the audit checks a stream before it is appended
-(events.rules_check): what the rules give passes, anything else is refused and names its event."""
+(events.domain.rules_check): what the rules give passes, anything else is refused and names its
+event."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ import random
 import msgspec
 import pytest
 
-from events import commands as c
-from events import types as e
-from events.decider import evolve, fold
-from events.dice import FairDice
-from events.rules_check import DecisionRejectedError, check_batch, check_steps
-from events.simulate import SimulatedTable, simulate_chouette, simulate_table
-from events.table import TableState
+from events.domain import commands as c
+from events.domain import types as e
+from events.domain.decider import evolve, fold
+from events.domain.dice import FairDice
+from events.domain.rules_check import DecisionRejectedError, check_batch, check_steps
+from events.domain.table import TableState
+from events.records.simulate import SimulatedTable, simulate_chouette, simulate_table
 
 
 def tables() -> list[SimulatedTable]:

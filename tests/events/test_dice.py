@@ -1,8 +1,8 @@
-"""Provably fair dice (``events/dice.py``, ``docs/dice.md``).
+"""Provably fair dice (``events/domain/dice.py``, ``docs/dice.md``).
 
 - The worked example of ``docs/dice.md`` and its Python snippet agree with the server.
 - The derivation is uniform: a chi-square test over a million derived dice (the real
-  :func:`events.dice.derive_die`, one HMAC each), and over pairs.
+  :func:`events.domain.dice.derive_die`, one HMAC each), and over pairs.
 - Games played through the table service with its production dice (:class:`FairDice`, seeds in
   the ``dice_seeds`` table) can be re-derived from their revealed seeds, throw by throw, and the
   audit verifies them; a throw that does not match is caught.
@@ -25,17 +25,17 @@ from typing import Any
 import pytest
 
 from engine.game import Phase
-from events import commands as c
-from events import dice
-from events import types as e
-from events.audit import audit_records
-from events.audit_scan import audit_table
-from events.dice import SeedCipher
-from events.seed_store import SeedStore
+from events.domain import commands as c
+from events.domain import dice
+from events.domain import types as e
+from events.domain.dice import SeedCipher
+from events.records.audit import audit_records
+from events.records.audit_scan import audit_table
+from events.records.simulate import simulate_chouette, simulate_table
 from events.service import TableService
-from events.simulate import simulate_chouette, simulate_table
-from events.store import EventStore
-from events.streams import table_stream
+from events.store.event_store import EventStore
+from events.store.seed_store import SeedStore
+from events.store.streams import table_stream
 from server.metrics import Metrics
 from tests.records import recorded
 

@@ -1,7 +1,9 @@
 """Export to GNU Backgammon's ``.mat`` format, checked by GNU Backgammon itself.
 
-Random tables are played through the decider (:func:`events.simulate.simulate_table`), exported
-with :func:`events.mat_export.export_mat`, and imported into GNU Backgammon (the ``gnubg`` package,
+Random tables are played through the decider (:func:`events.records.simulate.simulate_table`),
+exported
+with :func:`events.records.mat_export.export_mat`, and imported into GNU Backgammon (the ``gnubg``
+package,
 a test-only oracle) with ``import mat``. Every play must read back with the same dice, from the
 same position (Position ID) to the same position, and every cube action by the same player, in
 the same order; each game's winner and points too.
@@ -21,11 +23,11 @@ import pytest
 from engine.matfile import MatAction, MatGame, MatMatch, parse_mat, write_mat
 from engine.moves import apply_moves
 from engine.position import Position
-from events import types as e
-from events.gamelog import GameLog, chouette_log, table_log
-from events.mat_export import export_chouette, export_mat, member_record
-from events.mat_import import import_mat
-from events.simulate import SimulatedTable, simulate_chouette, simulate_table
+from events.domain import types as e
+from events.records.gamelog import GameLog, chouette_log, table_log
+from events.records.mat_export import export_chouette, export_mat, member_record
+from events.records.mat_import import import_mat
+from events.records.simulate import SimulatedTable, simulate_chouette, simulate_table
 from tests.engine_corpus import gnubg_quiet
 
 PLAYER = {"X": 0, "O": 1}

@@ -15,14 +15,14 @@ import pytest
 
 from engine.errors import GameOverError
 from engine.frozen import replace
-from events import clocks
-from events import commands as c
-from events import types as e
-from events.audit import audit_records
-from events.decider import decide, fold, fold_stored
-from events.record_text import record_lines, state_text
-from events.streams import table_stream
-from events.table import MatchOverError, NotAllowedError
+from events.domain import clocks
+from events.domain import commands as c
+from events.domain import types as e
+from events.domain.decider import decide, fold, fold_stored
+from events.domain.table import MatchOverError, NotAllowedError
+from events.records.audit import audit_records
+from events.records.record_text import record_lines, state_text
+from events.store.streams import table_stream
 from tests.poisoned import DICE, Match, poisoned_steps
 from tests.records import recorded
 

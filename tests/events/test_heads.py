@@ -22,10 +22,12 @@ from typing import Any
 import asyncpg
 import pytest
 
-from events.audit_scan import audit_all
-from events.chain import ZERO_HASH
-from events.embedded import with_database
-from events.heads import (
+from events.records.audit_scan import audit_all
+from events.records.simulate import simulate_table
+from events.store.chain import ZERO_HASH
+from events.store.embedded import with_database
+from events.store.event_store import EventStore, stable_partition
+from events.store.heads import (
     HeadsError,
     HeadsSigner,
     RunningHashes,
@@ -36,10 +38,8 @@ from events.heads import (
     running_hash,
     verify_heads,
 )
-from events.simulate import simulate_table
-from events.store import EventStore, stable_partition
-from events.streams import append_steps, table_stream
-from server.cli import main
+from events.store.streams import append_steps, table_stream
+from server.cli.main import main
 
 KEY = bytes(range(1, 33))
 """The signing key of these tests (``CHOUETTE_SIGNING_KEY``)."""

@@ -7,14 +7,14 @@ from __future__ import annotations
 import random
 
 from engine.game import Phase
-from events import commands as c
-from events import types as e
-from events.audit import audit_records
-from events.decider import decide, evolve
-from events.dice import FairDice
-from events.simulate import simulate_chouette
-from events.streams import table_stream
-from events.table import TableState
+from events.domain import commands as c
+from events.domain import types as e
+from events.domain.decider import decide, evolve
+from events.domain.dice import FairDice
+from events.domain.table import TableState
+from events.records.audit import audit_records
+from events.records.simulate import simulate_chouette
+from events.store.streams import table_stream
 from tests.dice import fair_seed
 from tests.records import recorded
 

@@ -21,8 +21,8 @@ import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient
 
-from events.store import EventStore, NewEvent, RecordedEvent
-from events.subscription import LiveFeed, LogHole, Subscription
+from events.store.event_store import EventStore, NewEvent, RecordedEvent
+from events.store.subscription import LiveFeed, LogHole, Subscription
 from server.app import create_app
 from server.config import Config
 from server.keys import TABLES
@@ -67,7 +67,7 @@ async def test_a_head_moved_on_is_reported_and_the_intact_is_served(
         other = live.subscribe_stream("b")
         waiting = asyncio.create_task(_next(other))
         await asyncio.sleep(0.1)
-        with caplog.at_level(logging.ERROR, logger="events.subscription"):
+        with caplog.at_level(logging.ERROR, logger="events.store.subscription"):
             await admin.execute("UPDATE log_partitions SET head = head + 1")
             assert await _holes_within(live, 1.0) == [LogHole(0, 4, 0)]
         assert seen == [[LogHole(0, 4, 0)]]
@@ -190,7 +190,7 @@ async def test_an_event_deleted_after_it_was_delivered_is_found_by_the_density_c
         assert [(await _next(log)).position for _ in range(3)] == [1, 2, 3]
         await asyncio.sleep(0.3)  # checked: positions 1 to 3 are counted dense
         assert live.holes == []
-        with caplog.at_level(logging.ERROR, logger="events.subscription"):
+        with caplog.at_level(logging.ERROR, logger="events.store.subscription"):
             await _delete(admin, 2)
             await _append(store, "a")
             assert (await _next(log)).position == 4  # the feed goes on: it reads after 3
@@ -275,7 +275,7 @@ async def test_a_delivered_event_deleted_on_a_running_server_makes_it_not_ready(
     assert (await client.get("/log/heads")).status == 200  # the running hash reaches 3
     await asyncio.sleep(0.5)  # every position up to 3 counted and delivered
     assert (await client.get("/readyz")).status == 200
-    with caplog.at_level(logging.ERROR, logger="events.subscription"):
+    with caplog.at_level(logging.ERROR, logger="events.store.subscription"):
         await _delete(admin, 2)
         await _append(store, "table-x")
         started = time.monotonic()

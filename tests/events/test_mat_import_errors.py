@@ -20,10 +20,10 @@ from typing import Any
 import gnubg
 import pytest
 
-from events import types as e
-from events.store import EventStore
-from events.streams import table_stream
-from server.cli import main
+from events.domain import types as e
+from events.store.event_store import EventStore
+from events.store.streams import table_stream
+from server.cli.main import main
 from tests.engine_corpus import gnubg_quiet
 
 

@@ -13,10 +13,10 @@ import asyncpg
 import msgspec
 import pytest
 
-from events.errors import PoisonEventError
-from events.projection import Projector, SkippedEvent, skipped_events
-from events.store import EventStore, NewEvent, RecordedEvent, decode
-from events.subscription import LiveFeed
+from events.store.errors import PoisonEventError
+from events.store.event_store import EventStore, NewEvent, RecordedEvent, decode
+from events.store.projection import Projector, SkippedEvent, skipped_events
+from events.store.subscription import LiveFeed
 
 
 class Named(msgspec.Struct, frozen=True):

@@ -20,22 +20,22 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 
 from engine.matfile import parse_mat
-from events import types as e
-from events.decider import fold
-from events.gamelog import chouette_log
-from events.narration import event_text
-from events.record_text import record_lines, state_text
-from events.replay import Replayer
-from events.simulate import simulate_chouette, simulate_table
-from events.store import EventStore
-from events.streams import append_steps
-from events.table import TableState
+from events.domain import types as e
+from events.domain.decider import fold
+from events.domain.narration import event_text
+from events.domain.table import TableState
+from events.records.gamelog import chouette_log
+from events.records.record_text import record_lines, state_text
+from events.records.replay import Replayer
+from events.records.simulate import simulate_chouette, simulate_table
+from events.store.event_store import EventStore
+from events.store.streams import append_steps
 from server.app import create_app
-from server.cli import main
+from server.cli.main import main
 from server.config import Config
 from server.keys import TABLES
-from server.replay import replay_view
-from server.table_view import table_view
+from server.views.replay import replay_view
+from server.views.table import table_view
 
 
 async def _table(store: EventStore, seed: int, **kw: Any) -> tuple[str, list[e.Event]]:

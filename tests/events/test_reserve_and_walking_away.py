@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import pytest
 
-from events import clocks
-from events import commands as c
-from events import types as e
-from events.audit import audit_records
-from events.decider import decide, evolve
-from events.dice import FairDice
-from events.narration import event_text
-from events.record_text import record_lines
-from events.streams import table_stream
-from events.table import CommandError, InvalidCommandError, TableState
+from events.domain import clocks
+from events.domain import commands as c
+from events.domain import types as e
+from events.domain.decider import decide, evolve
+from events.domain.dice import FairDice
+from events.domain.narration import event_text
+from events.domain.table import CommandError, InvalidCommandError, TableState
+from events.records.audit import audit_records
+from events.records.record_text import record_lines
+from events.store.streams import table_stream
 from tests.dice import fair_seed
 from tests.records import recorded
 

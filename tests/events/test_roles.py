@@ -16,14 +16,14 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from events.chain import event_hash
-from events.dice import SeedCipher
-from events.embedded import with_user
-from events.errors import StoreError
-from events.migrations import SQL_DIR, migrate, pending
-from events.roles import SERVER_ROLE, is_superuser
-from events.seed_store import SeedStore
-from events.store import EventStore, NewEvent
+from events.domain.dice import SeedCipher
+from events.store.chain import event_hash
+from events.store.embedded import with_user
+from events.store.errors import StoreError
+from events.store.event_store import EventStore, NewEvent
+from events.store.migrations import SQL_DIR, migrate, pending
+from events.store.roles import SERVER_ROLE, is_superuser
+from events.store.seed_store import SeedStore
 
 KEY = bytes(range(32))
 

@@ -25,13 +25,13 @@ from typing import Any
 import asyncpg
 import pytest
 
-from events import commands as c
-from events import dice
-from events.dice import SeedCipher
-from events.seed_store import SeedKeyError, SeedMismatchError, SeedStore
+from events.domain import commands as c
+from events.domain import dice
+from events.domain.dice import SeedCipher
 from events.service import TableService
-from events.store import EventStore
-from events.streams import table_stream
+from events.store.event_store import EventStore
+from events.store.seed_store import SeedKeyError, SeedMismatchError, SeedStore
+from events.store.streams import table_stream
 from server.app import create_app
 from server.config import SEED_KEY_FILE, Config, load_seed_key, seed_key_path
 from server.metrics import Metrics

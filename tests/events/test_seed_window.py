@@ -8,14 +8,14 @@ import random
 
 import pytest
 
-from events import commands as c
-from events import dice as fair
-from events import types as e
-from events.audit import audit_records
-from events.decider import decide, evolve, fold
-from events.simulate import simulate_chouette, simulate_table
-from events.streams import table_stream
-from events.table import CommandError, NotAllowedError, TableState
+from events.domain import commands as c
+from events.domain import dice as fair
+from events.domain import types as e
+from events.domain.decider import decide, evolve, fold
+from events.domain.table import CommandError, NotAllowedError, TableState
+from events.records.audit import audit_records
+from events.records.simulate import simulate_chouette, simulate_table
+from events.store.streams import table_stream
 from tests.records import recorded
 
 T0 = 1_764_000_000_000

@@ -12,12 +12,12 @@ import asyncpg
 import msgspec
 import pytest
 
-from events.chain import CHAIN_VERSION, ZERO_HASH, event_hash
-from events.errors import CommandReusedError, ConcurrencyError, CorruptEventError, StoreError
-from events.migrations import migrate
-from events.projection import Projector
-from events.store import EventStore, NewEvent, RecordedEvent, decode, stable_partition
-from events.subscription import LiveFeed
+from events.store.chain import CHAIN_VERSION, ZERO_HASH, event_hash
+from events.store.errors import CommandReusedError, ConcurrencyError, CorruptEventError, StoreError
+from events.store.event_store import EventStore, NewEvent, RecordedEvent, decode, stable_partition
+from events.store.migrations import migrate
+from events.store.projection import Projector
+from events.store.subscription import LiveFeed
 
 BACKENDS = [pytest.param("embedded", marks=pytest.mark.embedded)]
 if os.environ.get("DATABASE_URL"):

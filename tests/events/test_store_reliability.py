@@ -12,8 +12,8 @@ import asyncpg
 import msgspec
 import pytest
 
-from events.embedded import with_database
-from events.errors import (
+from events.store.embedded import with_database
+from events.store.errors import (
     AppendOnlyError,
     ChainBrokenError,
     ConcurrencyError,
@@ -22,10 +22,10 @@ from events.errors import (
     StoreUnavailableError,
     translate_errors,
 )
-from events.migrations import SQL_DIR, migrate
-from events.projection import Projector
-from events.store import EventStore, NewEvent, RecordedEvent, decode
-from events.subscription import LiveFeed
+from events.store.event_store import EventStore, NewEvent, RecordedEvent, decode
+from events.store.migrations import SQL_DIR, migrate
+from events.store.projection import Projector
+from events.store.subscription import LiveFeed
 
 
 class Moved(msgspec.Struct, frozen=True):

@@ -8,8 +8,8 @@ import uuid
 import asyncpg
 import pytest
 
-from events.store import EventStore, NewEvent, RecordedEvent
-from events.subscription import LiveFeed, Subscription
+from events.store.event_store import EventStore, NewEvent, RecordedEvent
+from events.store.subscription import LiveFeed, Subscription
 
 
 def new(n: int) -> list[NewEvent]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
-from events import commands as c
-from events.bots import decide_for
-from events.table import TableState
+from events.domain import commands as c
+from events.domain.bots import decide_for
+from events.domain.table import TableState
 
 
 def raising(state: TableState, bot: str, strength: str, ply: int = 0) -> c.Command | None:

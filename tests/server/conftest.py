@@ -36,10 +36,10 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 from dice import SeededDice
 
-from events import types as e
-from events.decider import evolve
-from events.streams import chat_stream, table_stream
-from events.table import TableState
+from events.domain import types as e
+from events.domain.decider import evolve
+from events.domain.table import TableState
+from events.store.streams import chat_stream, table_stream
 from server.app import create_app
 from server.config import Config
 from server.keys import TABLES

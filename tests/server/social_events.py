@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from events import types as e
-from events.store import EventStore
-from events.streams import append_events, table_stream
+from events.domain import types as e
+from events.store.event_store import EventStore
+from events.store.streams import append_events, table_stream
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def match_steps(spec: MatchSpec, table_id: str, at: int) -> list[list[e.Event]]:
 async def append_match(store: EventStore, spec: MatchSpec, at: int) -> str:
     """Write a match's steps to a new table's stream. They are a match's events without its
     games (no throw, no play), which the rules would never give: so they are appended with the
-    store's own append, step by step, not with :func:`events.streams.append_steps`, which
+    store's own append, step by step, not with :func:`events.store.streams.append_steps`, which
     checks every step against the rules as the service does (and would refuse these)."""
     table_id = str(uuid.uuid4())
     version = 0

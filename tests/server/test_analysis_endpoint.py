@@ -16,10 +16,10 @@ import pytest
 from conftest import Api, ServeProcess
 from test_bots import seat, wait_until
 
-from events.analysis import analyse_table
-from events.replay import decode_all
-from events.streams import table_stream
-from server.analysis import finished_upto
+from events.records.analysis import analyse_table
+from events.records.replay import decode_all
+from events.store.streams import table_stream
+from server.http.analysis import finished_upto
 from server.keys import TABLES
 
 gnubg = pytest.importorskip("gnubg")
@@ -162,8 +162,8 @@ async def test_a_chouettes_analysis_through_the_server_and_requests_at_once(api:
     are one computation, both answered with it."""
     import asyncio
 
-    from events.simulate import simulate_chouette
-    from events.streams import append_steps
+    from events.records.simulate import simulate_chouette
+    from events.store.streams import append_steps
 
     table = str(uuid.uuid4())
     played = simulate_chouette(table, rng=random.Random(7), games=2, double_rate=0.2)

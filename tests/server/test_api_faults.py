@@ -27,8 +27,8 @@ from conftest import (
     ticket,
 )
 
-from events import types as e
-from events.store import EventStore, NewEvent
+from events.domain import types as e
+from events.store.event_store import EventStore, NewEvent
 from server.keys import TABLES
 
 pytestmark = pytest.mark.slow

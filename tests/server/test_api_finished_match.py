@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from events.store import EventStore
-from events.streams import append_events, decode_recorded, table_stream
-from server.cli import main
+from events.store.event_store import EventStore
+from events.store.streams import append_events, decode_recorded, table_stream
+from server.cli.main import main
 from server.keys import TABLES, TIMERS
 from tests.poisoned import poisoned_steps
 from tests.server.conftest import Api, User, samples

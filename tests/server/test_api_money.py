@@ -12,9 +12,9 @@ from conftest import Api, Fold, WsClient, assert_gap_free, connect
 
 from engine.game import Phase
 from engine.notation import format_play
-from events.decider import fold
-from events.streams import decode_recorded, table_stream
-from events.table import TableState
+from events.domain.decider import fold
+from events.domain.table import TableState
+from events.store.streams import decode_recorded, table_stream
 from server.keys import TABLES
 
 

@@ -13,8 +13,8 @@ from aiohttp.test_utils import TestClient
 from conftest import PROBLEM, Api, Reply, connect
 from openapi_spec_validator import validate
 
-from server import openapi
 from server.keys import LOBBY
+from server.openapi import document as openapi
 
 METHODS = ("get", "post", "put", "patch", "delete")
 

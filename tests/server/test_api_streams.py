@@ -15,9 +15,9 @@ from aiohttp import WSCloseCode
 from aiohttp.test_utils import TestClient
 from conftest import Api, User, assert_gap_free, connect, read_sse, samples, ticket, ws_path
 
-from events import types as e
-from events.store import NewEvent
-from events.streams import chat_stream
+from events.domain import types as e
+from events.store.event_store import NewEvent
+from events.store.streams import chat_stream
 from server.keys import CONFIG, LIVE_FEED, TABLES
 
 

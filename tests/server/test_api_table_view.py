@@ -1,7 +1,7 @@
 """The table view and the events a client follows a table by (issue 10).
 
 ``GET /tables/{id}`` is one documented schema for every kind of table
-(:data:`server.table_view.TableView`, discriminated by ``kind``), drawn from the viewer's side,
+(:data:`server.views.table.TableView`, discriminated by ``kind``), drawn from the viewer's side,
 with the legal plays as single-die steps, the roles a chouette's members really have and the
 chat channels a viewer may post on. A chouette's events name the cubes, players and results
 they are about, so that a client needs no rules of its own to follow them; events stored under
@@ -33,14 +33,14 @@ from conftest import (
 from engine.actions import Action
 from engine.chouette import Side
 from engine.chouette.permissions import offer_targets
-from events import types as e
-from events.decider import fold
-from events.simulate import simulate_chouette
-from events.store import NewEvent
-from events.streams import decode_recorded, new_event, table_stream
-from events.table import TableState
+from events.domain import types as e
+from events.domain.decider import fold
+from events.domain.table import TableState
+from events.records.simulate import simulate_chouette
+from events.store.event_store import NewEvent
+from events.store.streams import decode_recorded, new_event, table_stream
 from server.keys import TABLES
-from server.table_view import (
+from server.views.table import (
     ChouetteTableView,
     MatchTableView,
     MoneyTableView,

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from events import types as e
-from events.streams import decode_recorded, table_stream
+from events.domain import types as e
+from events.store.streams import decode_recorded, table_stream
 from server.keys import TABLES
 from tests.server.conftest import Api
 

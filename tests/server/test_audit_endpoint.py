@@ -16,15 +16,15 @@ import asyncpg
 import pytest
 from conftest import Api
 
-from events import types as e
-from events.audit import StreamAudit
-from events.audit_scan import audit_table
-from events.chain import ZERO_HASH, stored_hash
-from events.simulate import simulate_table
-from events.store import EventStore, RecordedEvent
-from events.streams import append_steps, table_stream
+from events.domain import types as e
+from events.records.audit import StreamAudit
+from events.records.audit_scan import audit_table
+from events.records.simulate import simulate_table
+from events.store.chain import ZERO_HASH, stored_hash
+from events.store.event_store import EventStore, RecordedEvent
+from events.store.streams import append_steps, table_stream
 from server.config import Rate
-from server.record_handlers import AUDITS
+from server.http.records import AUDITS
 
 
 async def test_an_audit_is_kept_and_extended_by_the_new_events_only(

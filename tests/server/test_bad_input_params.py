@@ -16,7 +16,7 @@ import msgspec
 import pytest
 from conftest import Api, Reply, connect, read_sse, ws_path
 
-from server.openapi import build_spec
+from server.openapi.document import build_spec
 
 INT32 = 2**31
 INT64 = 2**63

@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 from conftest import Api, ticket, ws_path
 
-from server.openapi import BEARER, build_spec
+from server.openapi.document import BEARER, build_spec
 
 BAD_ID = "not-a-uuid"
 _PLACEHOLDER = re.compile(r"\{([^}:]+)(?::[^}]*)?\}")

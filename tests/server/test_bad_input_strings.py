@@ -17,10 +17,10 @@ import pytest
 from aiohttp.test_utils import TestClient
 from conftest import Api, User, connect, samples
 
-from events import types as e
-from events.streams import append_events, table_stream
-from server import openapi
+from events.domain import types as e
+from events.store.streams import append_events, table_stream
 from server.keys import ACCOUNTS_POOL, LOBBY, TABLES
+from server.openapi import document as openapi
 
 NAME_BAD = ["\x00", "\x01", "\t", "\n", "\r", "\x1b", "\x7f", "\x85", "\x9b"]
 """Refused in every name, id, seed, notation and password: every control character."""
@@ -91,7 +91,8 @@ def unchecked(t: mi.Type, path: str, seen: set[type]) -> Iterator[str]:
 
 def test_every_string_a_client_sends_has_a_pattern() -> None:
     """Every request body the API documents (commands included), walked field by field: a new
-    string field without :data:`events.types.Name` or :data:`events.types.Text` fails here."""
+    string field without :data:`events.domain.types.Name` or :data:`events.domain.types.Text` fails
+    here."""
     doc = openapi.build_spec()
     types = {t.__name__: t for t in openapi.BODIES}
     requests = {

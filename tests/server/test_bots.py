@@ -278,8 +278,8 @@ async def test_a_bots_command_waits_for_the_peoples_commands_in_flight(
 ) -> None:
     """People first: a bot's command does not start while a person's command runs in this
     process (at most ``PEOPLE_FIRST_WAIT``, made long here), and goes once none does."""
-    import server.bots as bots_module
-    from server.bots import BOTS
+    import server.live.bots as bots_module
+    from server.live.bots import BOTS
 
     runner = api.app[BOTS]
     tables = api.app[TABLES]

@@ -14,7 +14,7 @@ import pytest
 from conftest import Api, ServeProcess
 from test_bots import FAIR, audit_clean, person, seat, wait_until
 
-from server.bots import BOTS
+from server.live.bots import BOTS
 
 STALL = 20.0
 """Seconds without a new event at the table that count as a stall (a bot acts in well under)."""

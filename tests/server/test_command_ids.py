@@ -21,11 +21,11 @@ import pytest
 from aiohttp.test_utils import TestClient
 from conftest import Api, Reply, User, connect
 
-from events import commands as c
-from events.errors import CommandReusedError
+from events.domain import commands as c
 from events.service import command_digest
-from events.store import EventStore, NewEvent
-from events.streams import chat_stream, table_stream
+from events.store.errors import CommandReusedError
+from events.store.event_store import EventStore, NewEvent
+from events.store.streams import chat_stream, table_stream
 
 SECRET = "double them now, their board is weak"
 

@@ -13,8 +13,8 @@ import pytest
 from aiohttp import web
 from conftest import PYTHON, ROOT, Api, free_port, make_config
 
-from events.embedded import EmbeddedPostgres, with_user
-from events.roles import SERVER_ROLE
+from events.store.embedded import EmbeddedPostgres, with_user
+from events.store.roles import SERVER_ROLE
 from server.app import create_app
 from server.config import Config
 from server.database import SuperuserRefusedError, server_database_url

@@ -14,10 +14,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from events import commands as c
-from events import types as e
-from events.decider import decide
-from events.table import DiceSource, TableState
+from events.domain import commands as c
+from events.domain import types as e
+from events.domain.decider import decide
+from events.domain.table import DiceSource, TableState
 from server.keys import METRICS, TIMERS
 from tests.server.conftest import Api, connect, samples
 

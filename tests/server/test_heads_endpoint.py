@@ -16,9 +16,9 @@ import pytest
 from conftest import SIGNING_KEY, Api, chouette, connect, read_sse
 from test_api_reference import conforms
 
-from events.heads import HeadsError, HeadsSigner, fingerprint, parse_heads, verify_heads
-from events.streams import chat_stream, table_stream
-from server.cli import main
+from events.store.heads import HeadsError, HeadsSigner, fingerprint, parse_heads, verify_heads
+from events.store.streams import chat_stream, table_stream
+from server.cli.main import main
 from server.config import Config, Rate, load_signing_key, signing_key_path
 from server.keys import TABLES
 

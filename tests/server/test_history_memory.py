@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 from conftest import Api, User, chouette
 
-from events.chouette_table import HISTORY_HELD
+from events.domain.chouette_table import HISTORY_HELD
 from server.keys import TABLES
 
 

@@ -94,7 +94,7 @@ def test_the_legal_plays_cache_holds_nothing_the_collector_tracks() -> None:
 async def test_while_freezing_the_collector_makes_no_full_collection_of_its_own(
     client: TestClient,
 ) -> None:
-    from server.loop_watch import LOOP_WATCH, MIDDLE_THRESHOLD
+    from server.live.loop_watch import LOOP_WATCH, MIDDLE_THRESHOLD
 
     watch = client.app[LOOP_WATCH]
     before = gc.get_threshold()

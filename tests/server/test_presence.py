@@ -1,5 +1,5 @@
 """Presence: who is connected to a table, told on its streams and shown in its view, never
-stored (server/presence.py)."""
+stored (server/live/presence.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 from aiohttp.test_utils import TestClient
 
-from server import openapi
+from server.openapi import document as openapi
 from tests.server.conftest import Api, WsClient, connect, read_sse, ticket
 
 

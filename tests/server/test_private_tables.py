@@ -13,8 +13,8 @@ from typing import Any
 from aiohttp import WSCloseCode
 from conftest import Api, User, WsClient, connect, read_sse, ticket
 
+from server.http.social import READ_MODELS
 from server.keys import LOBBY
-from server.social_handlers import READ_MODELS
 
 ROUTES = [
     ("GET", "/tables/{id}"),

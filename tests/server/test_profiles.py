@@ -16,16 +16,16 @@ import pytest
 from conftest import Api, User
 from social_events import snapshot
 
-from events import commands as c
-from events import types as e
-from events.ratings import START_RATING, is_rateable, rate_match
-from events.simulate import SimulatedTable, simulate_chouette, simulate_table
-from events.store import EventStore
-from events.streams import new_event, table_stream
-from server.profiles import ProfilesProjector
-from server.ratings import RatingsProjector
-from server.readmodels import rebuild
-from server.social_handlers import READ_MODELS
+from events.domain import commands as c
+from events.domain import types as e
+from events.domain.ratings import START_RATING, is_rateable, rate_match
+from events.records.simulate import SimulatedTable, simulate_chouette, simulate_table
+from events.store.event_store import EventStore
+from events.store.streams import new_event, table_stream
+from server.http.social import READ_MODELS
+from server.readmodels.profiles import ProfilesProjector
+from server.readmodels.ratings import RatingsProjector
+from server.readmodels.rebuild import rebuild
 
 DAY = 86_400_000
 
@@ -327,7 +327,7 @@ async def test_a_stranger_sees_nothing_of_a_player_s_private_tables(
                 )
                 if kind == "match" and not sim.state.match_winner:
                     sim.run(pair[1], c.Leave(), r)  # the match forfeited
-            if hidden:  # as the server does, before the table is created (server/privacy.py)
+            if hidden:  # as the server does, before the table is created (server/http/privacy.py)
                 await store.pool.execute(
                     "INSERT INTO private_tables (table_id, created_by) VALUES ($1, $2)",
                     table_id,

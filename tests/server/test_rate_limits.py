@@ -13,8 +13,8 @@ import pytest
 from conftest import Api, Reply, connect, ticket, ws_path
 
 from server.config import Config, Rate
+from server.http.ratelimit import MAX_KEYS, TokenBucket
 from server.keys import ACCOUNTS_POOL, LOBBY
-from server.ratelimit import MAX_KEYS, TokenBucket
 
 MakeApi = Callable[..., Awaitable[Api]]
 

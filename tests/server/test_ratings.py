@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from social_events import MatchSpec, append_match, snapshot
 
-from events.ratings import START_RATING, k_factor, p_upset, rate_match
-from events.store import EventStore
-from server.ratings import RatingsProjector
-from server.readmodels import rebuild
+from events.domain.ratings import START_RATING, k_factor, p_upset, rate_match
+from events.store.event_store import EventStore
+from server.readmodels.ratings import RatingsProjector
+from server.readmodels.rebuild import rebuild
 
 # -- the formula, by hand ---------------------------------------------------------------------
 #

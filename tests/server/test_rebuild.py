@@ -14,17 +14,17 @@ import pytest
 from conftest import Api, User
 from social_events import snapshot
 
-from events.errors import StoreError
-from events.simulate import simulate_chouette
-from events.store import EventStore
-from events.streams import new_event, table_stream
-from server.cli import main
+from events.records.simulate import simulate_chouette
+from events.store.errors import StoreError
+from events.store.event_store import EventStore
+from events.store.streams import new_event, table_stream
+from server.cli.main import main
+from server.http.social import READ_MODELS
 from server.keys import LOBBY
-from server.lobby import LobbyProjector
-from server.profiles import ProfilesProjector
-from server.ratings import RatingsProjector
-from server.readmodels import rebuild
-from server.social_handlers import READ_MODELS
+from server.readmodels.lobby import LobbyProjector
+from server.readmodels.profiles import ProfilesProjector
+from server.readmodels.ratings import RatingsProjector
+from server.readmodels.rebuild import rebuild
 
 
 async def _chouettes(store: EventStore, players: list[str], count: int, seed: int) -> None:

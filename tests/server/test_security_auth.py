@@ -22,9 +22,9 @@ from aiohttp import WSCloseCode
 from aiohttp.test_utils import TestClient
 from conftest import Api, User, WsClient, connect, read_sse, ticket, ws_path
 
-from server import auth
+from server.http import auth
+from server.http.streams import SessionWatch
 from server.keys import ACCOUNTS_POOL
-from server.streams import SessionWatch
 
 MakeApi = Callable[..., Awaitable[Api]]
 

@@ -13,7 +13,7 @@ from conftest import Api, WsClient, chouette, connect, next_chouette_action, rea
 from engine_corpus import ROLLS, corpus
 
 from engine.moves import legal_plays
-from server.table_view import ThrowView, ThrowWire, _legal, _legal_json
+from server.views.table import ThrowView, ThrowWire, _legal, _legal_json
 
 
 def _throw_checks(view: dict[str, Any], m: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""The timer service (server/timers.py) on the real app and PostgreSQL, with an injected clock:
+"""The timer service (server/live/timers.py) on the real app and PostgreSQL, with an injected clock:
 nothing sleeps, the test moves the clock and fires what is due (``Timers.fire_due``)."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from events import commands as c
 from events import service
-from events import types as e
-from events.streams import decode_recorded, table_stream
+from events.domain import commands as c
+from events.domain import types as e
+from events.store.streams import decode_recorded, table_stream
 from server.keys import METRICS, TABLES, TIMERS
-from server.timers import ACTOR, Timers
+from server.live.timers import ACTOR, Timers
 from tests.server.conftest import (
     Api,
     User,

@@ -15,10 +15,10 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from events import types as e
-from events.streams import decode_recorded, table_stream
+from events.domain import types as e
+from events.store.streams import decode_recorded, table_stream
 from server.keys import TABLES, TIMERS
-from server.timers import Timers
+from server.live.timers import Timers
 from tests.server.conftest import Api, User, WsClient, chouette, connect
 
 CLOCK = {"delay": 12, "reserve": 120}

@@ -1,4 +1,4 @@
-"""The web client's files (:mod:`server.web`): the page and its modules are served from the
+"""The web client's files (:mod:`server.http.web`): the page and its modules are served from the
 package with their content types, a strict Content-Security-Policy and revalidation, and no path
 reaches outside ``server/static``."""
 
@@ -12,8 +12,8 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 from yarl import URL
 
-from server import web as page
-from server.problems import error_middleware
+from server.http import web as page
+from server.http.problems import error_middleware
 
 Client = TestClient[web.Request, web.Application]
 

@@ -1,0 +1,163 @@
+"""Where a table's events live in the store, and the one way in and out of it.
+
+A table has two streams: ``table-<id>`` holds what happens at the table (decided by
+:mod:`events.domain.decider`) and ``chat-<id>`` its chat (:mod:`events.domain.chat`), so that
+talking never
+races with playing for a stream version. The names are spelled here and nowhere else;
+:func:`parse_stream` reads them back.
+
+The store keeps events as ``(type, schema_version, data)`` and knows nothing of the domain.
+:func:`new_event` is the one builder of what is appended (the schema version always set, so an
+upcaster can tell old payloads from new), :func:`append_events` the one write path (the command
+service and the tools that import or simulate tables both go through it), and
+:func:`decode_recorded` the one reader back.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from typing import Final, Literal, NamedTuple
+
+import msgspec
+
+from events.domain import types as e
+from events.domain.decider import fold
+from events.domain.rules_check import check_steps
+from events.store.errors import CorruptEventError
+from events.store.event_store import AppendResult, EventStore, NewEvent, RecordedEvent
+
+__all__ = [
+    "CHAT_PREFIX",
+    "TABLE_PREFIX",
+    "StreamKind",
+    "StreamName",
+    "append_events",
+    "append_steps",
+    "chat_stream",
+    "decode_recorded",
+    "new_event",
+    "parse_stream",
+    "table_stream",
+]
+
+StreamKind = Literal["table", "chat"]
+
+TABLE_PREFIX: Final = "table-"
+"""The prefix of a table's play stream."""
+CHAT_PREFIX: Final = "chat-"
+"""The prefix of a table's chat stream."""
+
+
+class StreamName(NamedTuple):
+    """A stream id read back: which of a table's streams, and the table's id."""
+
+    kind: StreamKind
+    table_id: str
+
+
+def table_stream(table_id: str) -> str:
+    """The stream of what happens at a table.
+
+    >>> table_stream("42")
+    'table-42'
+    """
+    return TABLE_PREFIX + table_id
+
+
+def chat_stream(table_id: str) -> str:
+    """The stream of a table's chat.
+
+    >>> chat_stream("42")
+    'chat-42'
+    """
+    return CHAT_PREFIX + table_id
+
+
+def parse_stream(stream_id: str) -> StreamName | None:
+    """Which table stream ``stream_id`` names, or None for a stream that is not a table's.
+
+    >>> parse_stream("chat-42")
+    StreamName(kind='chat', table_id='42')
+    >>> parse_stream("accounts") is None
+    True
+    """
+    if stream_id.startswith(TABLE_PREFIX):
+        return StreamName("table", stream_id.removeprefix(TABLE_PREFIX))
+    if stream_id.startswith(CHAT_PREFIX):
+        return StreamName("chat", stream_id.removeprefix(CHAT_PREFIX))
+    return None
+
+
+def decode_recorded(rec: RecordedEvent) -> e.Event:
+    """Decode a stored event (upcasting an old payload); a payload that does not decode is a
+    :class:`~events.store.errors.CorruptEventError` naming stream and version, never a crash."""
+    try:
+        return e.decode(rec.type, rec.schema_version, rec.data)
+    except (msgspec.DecodeError, KeyError, TypeError) as exc:
+        raise CorruptEventError(rec.stream_id, rec.version, str(exc) or repr(exc)) from exc
+
+
+def new_event(event: e.Event) -> NewEvent:
+    """What the store appends for ``event``: its tag, its schema version and its bytes."""
+    return NewEvent(type=e.tag(event), data=e.encode(event), schema_version=event.schema_version)
+
+
+async def append_events(
+    store: EventStore,
+    stream_id: str,
+    events: Iterable[e.Event],
+    *,
+    expected_version: int | None,
+    command_id: uuid.UUID,
+    actor: str | None = None,
+    digest: bytes | None = None,
+) -> AppendResult:
+    """Append the events one command decided, atomically, as the store's
+    :meth:`~events.store.event_store.EventStore.append` does (same errors, same retry by command
+    id, and
+    by the same ``actor`` with the same command ``digest`` only)."""
+    return await store.append(
+        stream_id,
+        [new_event(ev) for ev in events],
+        expected_version=expected_version,
+        command_id=command_id,
+        actor=actor,
+        digest=digest,
+    )
+
+
+async def append_steps(
+    store: EventStore,
+    table_id: str,
+    steps: Sequence[Sequence[e.Event]],
+    *,
+    after: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Append already decided events to a table's stream, each step as one command's append
+    (with its own command id and the expected version), as the command service does; returns
+    the stream's version. For tables that did not come through the service: an imported
+    ``.mat`` file, simulated games (benchmarks, tests).
+
+    Every step is checked first as the service checks a command's events
+    (:func:`events.domain.rules_check.check_steps`, the dice as recorded), all before the first is
+    written: a step the rules do not give raises
+    :class:`~events.domain.rules_check.DecisionRejectedError` and nothing is appended.
+    """
+    stream = table_stream(table_id)
+    state = None
+    if after:
+        state = fold(decode_recorded(r) for r in await store.read_stream(stream))
+    check_steps(table_id, steps, state)
+    version = after
+    for events in steps:
+        if not events:
+            continue
+        result = await append_events(
+            store, stream, events, expected_version=version, command_id=uuid.uuid4()
+        )
+        version = result.last_version
+        if progress is not None:
+            progress(len(events))
+    return version

@@ -1,0 +1,391 @@
+"""Accounts, bearer tokens and stream tickets.
+
+Passwords are hashed with Argon2id (``argon2-cffi``) at the first of the parameter sets OWASP's
+Password Storage Cheat Sheet recommends — m=19 MiB, t=2, p=1
+(https://cheatsheetseries.owasp.org/cheatsheets/Password_Storage_Cheat_Sheet.html#argon2id) —
+stored as the PHC string, which carries its parameters, so they can be raised later. A hash takes
+about 50 ms of CPU: it runs on a few threads of its own (argon2-cffi and ``hashlib.scrypt`` let go
+of the GIL), never on the event loop, so a burst of logins cannot stall the tables. Accounts
+registered before Argon2id have a scrypt hash; a successful login rehashes the password with
+Argon2id (and so does one whose Argon2id parameters are older than these).
+
+Tokens are 32 random bytes, handed out once; the database keeps only their SHA-256. A token
+expires (``Config.token_ttl``, ``guest_token_ttl``) and can be revoked, alone or with every other
+token of its account. Tokens travel only in the ``Authorization`` header: a browser cannot set
+one on a WebSocket or an EventSource, so it asks for a ticket — 32 random bytes, kept as their
+SHA-256, good for one connection within ``Config.ticket_ttl`` seconds, and bound to the token it
+was asked with, so that a socket opened with it stops when that token is revoked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import secrets
+import uuid
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import NamedTuple, TypeVar
+
+import asyncpg
+from aiohttp import web
+from argon2 import PasswordHasher, Type
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from events.store.errors import translate_errors
+from server.config import Config
+from server.http.problems import Problem, unauthorized
+
+T = TypeVar("T")
+
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
+"""The scrypt parameters of hashes made before Argon2id (migration 010); read, never written."""
+
+ARGON2_MEMORY_KIB, ARGON2_TIME, ARGON2_LANES = 19 * 1024, 2, 1
+"""OWASP's Argon2id parameters (see the module's docstring)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    account_id: str
+    username: str
+    display_name: str
+    guest: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """Who a request or a socket acts for, and the token that says so (its SHA-256), so that a
+    socket can check the token is still good."""
+
+    account: Account
+    token_hash: bytes
+
+
+class StoredPassword(NamedTuple):
+    """A password hash as the accounts table has it: Argon2id, or scrypt from before."""
+
+    phc: str | None
+    scrypt_hash: bytes | None
+    salt: bytes | None
+    n: int | None
+    r: int | None
+    p: int | None
+
+
+def scrypt_hash(
+    password: str, salt: bytes, n: int = SCRYPT_N, r: int = SCRYPT_R, p: int = SCRYPT_P
+) -> bytes:
+    """The scrypt hash of migration 010's accounts (and of tests that make such an account)."""
+    return hashlib.scrypt(
+        password.encode("utf-8"), salt=salt, n=n, r=r, p=p, maxmem=64 * 1024 * 1024
+    )
+
+
+def token_hash(secret: str) -> bytes:
+    """What the database keeps of a token or a ticket."""
+    return hashlib.sha256(secret.encode("ascii", "replace")).digest()
+
+
+INVALID_TOKEN = "the token is unknown, expired or revoked; log in again"
+INVALID_TICKET = "the ticket is unknown, used or expired; ask POST /tickets for a new one"
+
+
+class Accounts:
+    """Accounts, tokens and tickets, over the accounts' pool."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        *,
+        token_ttl: float,
+        guest_token_ttl: float,
+        ticket_ttl: float,
+        hash_workers: int = 2,
+    ) -> None:
+        self.pool = pool
+        self.token_ttl = token_ttl
+        self.guest_token_ttl = guest_token_ttl
+        self.ticket_ttl = ticket_ttl
+        self.revocations = 0
+        """Tokens revoked through this process so far: a socket that checked its token before
+        the last one checks it again (see ``server.http.streams``)."""
+        self.hasher = PasswordHasher(
+            time_cost=ARGON2_TIME,
+            memory_cost=ARGON2_MEMORY_KIB,
+            parallelism=ARGON2_LANES,
+            hash_len=32,
+            salt_len=16,
+            type=Type.ID,
+        )
+        # A few threads, not the loop's default executor: each hash holds 19 MiB, so a burst
+        # of logins waits its turn instead of taking memory without bound.
+        self._executor = ThreadPoolExecutor(hash_workers, thread_name_prefix="password-hash")
+        self._decoy: str | None = None
+
+    @classmethod
+    def from_config(cls, pool: asyncpg.Pool, config: Config) -> Accounts:
+        return cls(
+            pool,
+            token_ttl=config.token_ttl,
+            guest_token_ttl=config.guest_token_ttl,
+            ticket_ttl=config.ticket_ttl,
+            hash_workers=config.hash_workers,
+        )
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    async def _off_loop(self, fn: Callable[..., T], *args: object) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    # -- passwords (these run on the hashing threads) ---------------------------------------
+
+    def _verify(self, stored: StoredPassword | None, password: str) -> tuple[bool, str | None]:
+        """Whether ``password`` matches, and the Argon2id hash to store instead when the stored
+        one is scrypt or has older parameters. An unknown user is checked against a decoy hash,
+        so that both answers take the same time (no probing for usernames)."""
+        if stored is None or (stored.phc is None and stored.scrypt_hash is None):
+            if self._decoy is None:
+                self._decoy = self.hasher.hash(secrets.token_urlsafe(16))
+            self._argon2_matches(self._decoy, "\0" + password)  # the same work, never a match
+            return False, None
+        if stored.phc is not None:
+            if not self._argon2_matches(stored.phc, password):
+                return False, None
+            if self.hasher.check_needs_rehash(stored.phc):
+                return True, self.hasher.hash(password)
+            return True, None
+        assert stored.scrypt_hash is not None and stored.salt is not None
+        digest = scrypt_hash(
+            password,
+            stored.salt,
+            stored.n or SCRYPT_N,
+            stored.r or SCRYPT_R,
+            stored.p or SCRYPT_P,
+        )
+        if not hmac.compare_digest(digest, stored.scrypt_hash):
+            return False, None
+        return True, self.hasher.hash(password)
+
+    def _argon2_matches(self, phc: str, password: str) -> bool:
+        try:
+            return self.hasher.verify(phc, password)
+        except (VerificationError, InvalidHashError):
+            return False
+
+    # -- accounts and tokens ---------------------------------------------------------------
+
+    async def _issue_token(self, conn: asyncpg.Connection, account: Account) -> str:
+        token = secrets.token_urlsafe(32)
+        await conn.execute(
+            "INSERT INTO tokens (token_hash, account_id, expires_at)"
+            " VALUES ($1, $2, now() + make_interval(secs => $3))",
+            token_hash(token),
+            account.account_id,
+            self.guest_token_ttl if account.guest else self.token_ttl,
+        )
+        return token
+
+    async def register(
+        self, username: str, password: str, display_name: str = ""
+    ) -> tuple[Account, str]:
+        """Create an account and return it with a fresh token.
+
+        :raises Problem: 409 when the username is taken.
+        """
+        phc = await self._off_loop(self.hasher.hash, password)
+        account = Account(f"u_{uuid.uuid4().hex}", username, display_name or username)
+        with translate_errors():
+            async with self.pool.acquire() as conn, conn.transaction():
+                try:
+                    await conn.execute(
+                        "INSERT INTO accounts (account_id, username, display_name, password_phc)"
+                        " VALUES ($1, $2, $3, $4)",
+                        account.account_id,
+                        username,
+                        account.display_name,
+                        phc,
+                    )
+                except asyncpg.UniqueViolationError as e:
+                    raise Problem(
+                        409,
+                        "username-taken",
+                        "Username taken",
+                        f"the username {username!r} is taken",
+                        field="username",
+                    ) from e
+                token = await self._issue_token(conn, account)
+        return account, token
+
+    async def guest(self, display_name: str = "") -> tuple[Account, str]:
+        """A guest account (no password) and its token."""
+        suffix = secrets.token_hex(4)
+        account = Account(
+            f"g_{uuid.uuid4().hex}", f"guest-{suffix}", display_name or f"Guest {suffix}", True
+        )
+        with translate_errors():
+            async with self.pool.acquire() as conn, conn.transaction():
+                await conn.execute(
+                    "INSERT INTO accounts (account_id, username, display_name, guest)"
+                    " VALUES ($1, $2, $3, true)",
+                    account.account_id,
+                    account.username,
+                    account.display_name,
+                )
+                token = await self._issue_token(conn, account)
+        return account, token
+
+    async def bot(self, account_id: str, strength: str, display_name: str) -> Account:
+        """The bot account ``account_id`` (``b_...``), created if new (a retried seating finds
+        the one it created). A bot has no password and no token: nobody logs in as one."""
+        if not account_id.startswith("b_"):
+            raise ValueError(f"a bot's account id starts b_, not {account_id!r}")
+        account = Account(account_id, f"bot-{account_id[2:14]}", display_name)
+        with translate_errors():
+            await self.pool.execute(
+                "INSERT INTO accounts (account_id, username, display_name, bot, bot_strength)"
+                " VALUES ($1, $2, $3, true, $4) ON CONFLICT (account_id) DO NOTHING",
+                account.account_id,
+                account.username,
+                display_name,
+                strength,
+            )
+        return account
+
+    async def login(self, username: str, password: str) -> tuple[Account, str]:
+        """Check a password and return a fresh token; a scrypt hash becomes Argon2id.
+
+        :raises Problem: 401 for an unknown user or a wrong password (the same message for both).
+        """
+        with translate_errors():
+            row = await self.pool.fetchrow(
+                "SELECT account_id, username, display_name, password_phc, password_hash, salt,"
+                " scrypt_n, scrypt_r, scrypt_p FROM accounts WHERE username = $1 AND NOT guest",
+                username,
+            )
+        stored = None
+        if row is not None:
+            stored = StoredPassword(
+                row["password_phc"],
+                row["password_hash"],
+                row["salt"],
+                row["scrypt_n"],
+                row["scrypt_r"],
+                row["scrypt_p"],
+            )
+        matched, rehashed = await self._off_loop(self._verify, stored, password)
+        if row is None or not matched:
+            raise unauthorized("wrong username or password")
+        account = Account(row["account_id"], row["username"], row["display_name"])
+        with translate_errors():
+            async with self.pool.acquire() as conn, conn.transaction():
+                if rehashed is not None:
+                    await conn.execute(
+                        "UPDATE accounts SET password_phc = $2, password_hash = NULL, salt = NULL,"
+                        " scrypt_n = NULL, scrypt_r = NULL, scrypt_p = NULL WHERE account_id = $1",
+                        account.account_id,
+                        rehashed,
+                    )
+                token = await self._issue_token(conn, account)
+        return account, token
+
+    async def session(self, token: str) -> Session:
+        """The account a bearer token belongs to.
+
+        :raises Problem: 401 for an unknown, expired or revoked token.
+        """
+        digest = token_hash(token)
+        with translate_errors():
+            row = await self.pool.fetchrow(
+                "SELECT a.account_id, a.username, a.display_name, a.guest FROM tokens t"
+                " JOIN accounts a USING (account_id) WHERE t.token_hash = $1"
+                " AND t.revoked_at IS NULL AND t.expires_at > now()",
+                digest,
+            )
+        if row is None:
+            raise unauthorized(INVALID_TOKEN)
+        return Session(_account(row), digest)
+
+    async def authenticate(self, token: str) -> Account:
+        """The account a bearer token belongs to (see :meth:`session`)."""
+        return (await self.session(token)).account
+
+    async def valid_tokens(self, hashes: Iterable[bytes]) -> set[bytes]:
+        """Those of the token hashes that are neither revoked nor expired."""
+        with translate_errors():
+            rows = await self.pool.fetch(
+                "SELECT token_hash FROM tokens WHERE token_hash = ANY($1::bytea[])"
+                " AND revoked_at IS NULL AND expires_at > now()",
+                list(hashes),
+            )
+        return {bytes(r["token_hash"]) for r in rows}
+
+    async def is_valid(self, digest: bytes) -> bool:
+        return bool(await self.valid_tokens([digest]))
+
+    async def revoke(self, token: str) -> None:
+        """Revoke a token (logging out)."""
+        self.revocations += 1
+        with translate_errors():
+            await self.pool.execute(
+                "UPDATE tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL",
+                token_hash(token),
+            )
+
+    async def revoke_all(self, account_id: str) -> int:
+        """Revoke every token of an account (logging out everywhere); how many were live."""
+        self.revocations += 1
+        with translate_errors():
+            status = await self.pool.execute(
+                "UPDATE tokens SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL",
+                account_id,
+            )
+        return int(status.rsplit(" ", 1)[-1])
+
+    # -- tickets ---------------------------------------------------------------------------
+
+    async def issue_ticket(self, session: Session) -> str:
+        """A ticket for one stream connection as ``session`` (expired ones are swept here)."""
+        ticket = secrets.token_urlsafe(32)
+        with translate_errors():
+            async with self.pool.acquire() as conn, conn.transaction():
+                await conn.execute("DELETE FROM stream_tickets WHERE expires_at < now()")
+                await conn.execute(
+                    "INSERT INTO stream_tickets (ticket_hash, token_hash, expires_at)"
+                    " VALUES ($1, $2, now() + make_interval(secs => $3))",
+                    token_hash(ticket),
+                    session.token_hash,
+                    self.ticket_ttl,
+                )
+        return ticket
+
+    async def redeem_ticket(self, ticket: str) -> Session:
+        """The session a ticket was issued for; the ticket is used up.
+
+        :raises Problem: 401 for an unknown, used or expired ticket, or one whose token has
+            since been revoked or has expired.
+        """
+        with translate_errors():
+            row = await self.pool.fetchrow(
+                "WITH used AS (DELETE FROM stream_tickets WHERE ticket_hash = $1"
+                " RETURNING token_hash, expires_at)"
+                " SELECT u.token_hash, a.account_id, a.username, a.display_name, a.guest"
+                " FROM used u JOIN tokens t USING (token_hash) JOIN accounts a USING (account_id)"
+                " WHERE u.expires_at > now() AND t.revoked_at IS NULL AND t.expires_at > now()",
+                token_hash(ticket),
+            )
+        if row is None:
+            raise unauthorized(INVALID_TICKET)
+        return Session(_account(row), bytes(row["token_hash"]))
+
+
+def _account(row: asyncpg.Record) -> Account:
+    return Account(row["account_id"], row["username"], row["display_name"], row["guest"])
+
+
+ACCOUNTS = web.AppKey("accounts", Accounts)
+"""The app's accounts. Kept here, not in :mod:`server.keys`: this module needs
+:mod:`server.http.problems`, which needs :mod:`server.keys`."""

@@ -1,0 +1,570 @@
+"""HTTP handlers. Each one decodes its input with msgspec at the boundary, calls a service and
+encodes the answer; errors are raised and mapped by :mod:`server.http.problems`' middleware."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import re
+import uuid
+from typing import Annotated, Any, TypeVar
+
+import msgspec
+from aiohttp import web
+from msgspec import Meta
+
+from events.domain import commands as c
+from events.domain.clocks import with_reserve_rule
+from events.domain.types import END_OF_STRING, Name, TableKind, TableOptions
+from events.service import Arrival
+from events.store.errors import StoreError
+from events.store.event_store import RecordedEvent
+from events.store.streams import parse_stream, table_stream
+from server.config import default_clock
+from server.http import auth, ratelimit
+from server.http.problems import bad_request, forbidden, not_found, unauthorized
+from server.http.social_options import prepare_create
+from server.keys import (
+    ACCOUNTS_POOL,
+    CONFIG,
+    LIVE_FEED,
+    LOBBY,
+    METRICS,
+    PRESENCE,
+    TABLES,
+    TIMERS,
+)
+from server.live.bots import BOTS
+from server.live.loop_watch import LOOP_WATCH
+from server.views.table import table_view
+
+T = TypeVar("T")
+
+log = logging.getLogger("chouette.server")
+
+BIGINT_MAX = 2**63 - 1
+"""The largest version or log position there can be (PostgreSQL ``bigint``)."""
+
+LOG_LIMIT_MAX = 10_000
+"""The most events ``GET /log`` answers with at once."""
+
+_INTEGER = re.compile(r"-?[0-9]{1,30}")
+
+# Every string of a request is a Name (events.domain.types): no control characters, NUL above all.
+Username = Annotated[
+    str, Meta(min_length=3, max_length=32, pattern=r"^[A-Za-z0-9_.-]+" + END_OF_STRING)
+]
+Password = Annotated[Name, Meta(min_length=8, max_length=256)]
+DisplayName = Annotated[Name, Meta(max_length=64)]
+
+
+class Register(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    username: Username
+    password: Password
+    display_name: DisplayName = ""
+
+
+class Login(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    username: Username
+    password: Password
+
+
+class GuestRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    display_name: DisplayName = ""
+
+
+class TokenResponse(msgspec.Struct, kw_only=True):
+    token: str
+    account_id: str
+    username: str
+    display_name: str
+    guest: bool
+
+
+class TicketResponse(msgspec.Struct, kw_only=True):
+    """A stream ticket: pass it as ``?ticket=`` to a table's WebSocket or SSE within
+    ``expires_in`` seconds; it opens one connection."""
+
+    ticket: str
+    expires_in: float
+
+
+class CommandEnvelope(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A command with the client's id for it: a retry with the same id returns the first
+    outcome and writes nothing new."""
+
+    command_id: uuid.UUID
+    command: c.AnyCommand
+
+
+class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    command_id: uuid.UUID | None = None
+    kind: TableKind
+    options: TableOptions = TableOptions()
+    name: Annotated[Name, Meta(max_length=100)] = ""
+
+
+class EventMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One event as clients receive it: ``{"v": version, "t": type, "d": data, "s": stream}``.
+    An event the recipient may not see carries only ``v`` and ``s``.
+
+    ``s`` has no default on purpose: with ``omit_defaults`` a default of ``"table"`` left it out
+    of every table-stream message, and clients could not tell the two streams apart."""
+
+    v: int
+    s: str
+    t: str | None = None
+    d: Any = None
+    h: str | None = None
+    """The event's stored chain hash in hex: its stream's chain head at ``v``, for a client to
+    keep and later hold the server to (docs/heads.md). Absent when the recipient may not see the
+    event, and in a command's result."""
+    m: Any = None
+    """Streams only, on an ``opening_throw`` or ``dice_rolled``: what the throw leaves the
+    player to move (:class:`server.views.table.ThrowView`: the legal plays, or none when they
+    cannot move). Absent when the table had moved on before the throw was first streamed."""
+
+
+class CommandResult(msgspec.Struct, kw_only=True):
+    command_id: str
+    duplicate: bool
+    stream: str
+    first_version: int
+    last_version: int
+    events: list[EventMessage]
+
+
+_json = msgspec.json.Encoder()
+
+
+def json_response(body: object, status: int = 200) -> web.Response:
+    return web.Response(body=_json.encode(body), status=status, content_type="application/json")
+
+
+async def decode_body(request: web.Request, type_: type[T]) -> T:
+    if request.content_type not in ("application/json", ""):
+        raise bad_request(f"the body must be application/json, not {request.content_type!r}")
+    raw = await request.read()
+    if not raw:
+        raise bad_request("the request body is empty; a JSON object is expected")
+    return msgspec.json.decode(raw, type=type_)
+
+
+def int_in_range(name: str, raw: str, minimum: int, maximum: int) -> int:
+    """``raw`` as an integer from ``minimum`` to ``maximum``; anything else is a 400 naming
+    ``name``, so that no out-of-range number ever reaches SQL (where it would be a driver
+    error). Plain ASCII digits only: not ``int()``'s ``1_000``, ``+1`` or other scripts' digits."""
+    shown = raw if len(raw) <= 40 else raw[:40] + "..."
+    if not _INTEGER.fullmatch(raw):
+        raise bad_request(f"{name} must be an integer, not {shown!r}", field=name)
+    value = int(raw)
+    if not minimum <= value <= maximum:
+        raise bad_request(
+            f"{name} must be an integer from {minimum} to {maximum}, not {shown}", field=name
+        )
+    return value
+
+
+def query_int(
+    request: web.Request, name: str, default: int, *, minimum: int = 0, maximum: int = BIGINT_MAX
+) -> int:
+    """An integer query parameter in range (see :func:`int_in_range`), or ``default``."""
+    raw = request.query.get(name)
+    return default if raw is None else int_in_range(name, raw, minimum, maximum)
+
+
+def bearer(request: web.Request) -> str | None:
+    """The token of the ``Authorization`` header, the one place a token may travel: in a URL
+    it would land in logs and ``Referer`` headers (issue 11)."""
+    if "token" in request.query:
+        raise unauthorized(
+            "a token is never accepted in the URL: send it as 'Authorization: Bearer <token>';"
+            " a WebSocket or EventSource takes a ticket from POST /tickets as ?ticket="
+        )
+    header = request.headers.get("Authorization", "")
+    if header:
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise unauthorized("the Authorization header must be 'Bearer <token>'")
+        return token.strip()
+    return None
+
+
+async def current_session(request: web.Request, required: bool = True) -> auth.Session | None:
+    token = bearer(request)
+    if token is None:
+        if required:
+            raise unauthorized()
+        return None
+    return await request.app[auth.ACCOUNTS].session(token)
+
+
+async def current_account(request: web.Request, required: bool = True) -> auth.Account | None:
+    session = await current_session(request, required)
+    return session.account if session else None
+
+
+def message(
+    rec: RecordedEvent, stream: str, visible: bool = True, *, chain: bool = False
+) -> EventMessage:
+    """An event for a client; with its chain hash when ``chain`` (the streams). A command's
+    result goes without: its first answer is not read back, and a retry's must be the same."""
+    if not visible:
+        # Not even the hash: with the previous one, it would let a short hidden message be
+        # guessed.
+        return EventMessage(v=rec.version, s=stream)
+    return EventMessage(
+        v=rec.version,
+        s=stream,
+        t=rec.type,
+        d=msgspec.Raw(rec.data),
+        h=rec.hash.hex() if chain and rec.hash is not None else None,
+    )
+
+
+# -- accounts ---------------------------------------------------------------------------------
+
+
+async def register(request: web.Request) -> web.Response:
+    body = await decode_body(request, Register)
+    limits = request.app[ratelimit.LIMITS]
+    limits.hit("accounts", limits.address(request))
+    account, token = await request.app[auth.ACCOUNTS].register(
+        body.username, body.password, body.display_name
+    )
+    return json_response(_token(account, token), 201)
+
+
+async def login(request: web.Request) -> web.Response:
+    body = await decode_body(request, Login)
+    limits = request.app[ratelimit.LIMITS]
+    limits.hit("logins_address", limits.address(request))
+    limits.hit("logins_username", body.username.lower())
+    account, token = await request.app[auth.ACCOUNTS].login(body.username, body.password)
+    return json_response(_token(account, token))
+
+
+async def guest(request: web.Request) -> web.Response:
+    raw = await request.read()
+    body = msgspec.json.decode(raw, type=GuestRequest) if raw else GuestRequest()
+    limits = request.app[ratelimit.LIMITS]
+    limits.hit("guests", limits.address(request))
+    account, token = await request.app[auth.ACCOUNTS].guest(body.display_name)
+    return json_response(_token(account, token), 201)
+
+
+async def logout(request: web.Request) -> web.Response:
+    """``DELETE /sessions``: revoke this token; ``?everywhere=true``: every token of the
+    account (open sockets stop within ``Config.session_check`` seconds)."""
+    everywhere = request.query.get("everywhere", "false")
+    if everywhere not in ("true", "false"):
+        raise bad_request(
+            f"everywhere must be true or false, not {everywhere[:40]!r}", field="everywhere"
+        )
+    token = bearer(request)
+    if token is None:
+        raise unauthorized()
+    accounts = request.app[auth.ACCOUNTS]
+    session = await accounts.session(token)
+    if everywhere == "true":
+        await accounts.revoke_all(session.account.account_id)
+    else:
+        await accounts.revoke(token)
+    return web.Response(status=204)
+
+
+async def ticket(request: web.Request) -> web.Response:
+    """``POST /tickets``: a single-use ticket for one WebSocket or SSE connection, for browsers,
+    which cannot send the ``Authorization`` header there."""
+    session = await current_session(request)
+    assert session is not None
+    request.app[ratelimit.LIMITS].hit("sockets_account", session.account.account_id)
+    accounts = request.app[auth.ACCOUNTS]
+    issued = await accounts.issue_ticket(session)
+    return json_response(TicketResponse(ticket=issued, expires_in=accounts.ticket_ttl), 201)
+
+
+async def me(request: web.Request) -> web.Response:
+    account = await current_account(request)
+    assert account is not None
+    return json_response(
+        {
+            "account_id": account.account_id,
+            "username": account.username,
+            "display_name": account.display_name,
+            "guest": account.guest,
+        }
+    )
+
+
+def _token(account: auth.Account, token: str) -> TokenResponse:
+    return TokenResponse(
+        token=token,
+        account_id=account.account_id,
+        username=account.username,
+        display_name=account.display_name,
+        guest=account.guest,
+    )
+
+
+# -- tables -----------------------------------------------------------------------------------
+
+
+def table_id_of(request: web.Request) -> str:
+    """The table id of the request's path (``{table_id}``) in its canonical form: the one
+    parser of a table id for every route of a table (the streams, the bots, the records, the
+    invitations...). An id that is no UUID names no table: the 404 an unknown table gets, never
+    the ``ValueError`` of :class:`uuid.UUID` (a 500).
+
+    A route that needs a token checks it first (:func:`current_account`), so that a caller
+    without one is told that, whatever the path says ("authorise before you look anything
+    up"). Named ``table_id_of``, not ``table_id``, because the handlers call what it returns
+    ``table_id``.
+
+    :raises Problem: 404 ``no table '<id>'``.
+    """
+    raw = request.match_info["table_id"]
+    try:
+        return str(uuid.UUID(raw))
+    except ValueError:
+        shown = raw if len(raw) <= 40 else raw[:40] + "..."
+        raise not_found(f"no table {shown!r}") from None
+
+
+async def lobby(request: web.Request) -> web.Response:
+    kind = request.query.get("kind")
+    if kind is not None and kind not in ("money", "match", "chouette"):
+        raise bad_request(f"kind must be money, match or chouette, not {kind!r}", field="kind")
+    tables = await request.app[LOBBY].list(kind)
+    return json_response({"tables": tables})
+
+
+async def create_table(request: web.Request) -> web.Response:
+    account = await current_account(request)
+    assert account is not None
+    body = await decode_body(request, CreateTableRequest)
+    command_id = body.command_id or uuid.uuid4()
+    # The table's id is derived from the command id, so a retried create names the same table.
+    table_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"chouette:table:{command_id}"))
+    options = body.options
+    config = request.app[CONFIG]
+    # The server's defaults are recorded with the table, so that its events say everything the
+    # rules were given.
+    if options.seed_window is None:
+        options = msgspec.structs.replace(options, seed_window=config.seed_window)
+    if options.clock is None:
+        clock = config.table_clock or default_clock(body.kind)
+        options = msgspec.structs.replace(options, clock=clock)
+    # Whose reserve (docs/rules.md §10): restored at each game but in a match, said explicitly.
+    options = with_reserve_rule(body.kind, options)
+    # Rated and private tables (issue 15): checked, and a private table's row kept first.
+    options = await prepare_create(request.app, account, body.kind, options, table_id)
+    command = c.CreateTable(kind=body.kind, options=options, name=body.name)
+    tables = request.app[TABLES]
+    limits = request.app[ratelimit.LIMITS]
+    pool = request.app[ACCOUNTS_POOL]
+    if await ratelimit.reserve_table(pool, limits, account.account_id, table_id):
+        # A new create, not a retry: counted, and within the cap on open tables.
+        try:
+            limits.hit("tables", account.account_id)
+            outcome = await tables.execute(table_id, account.account_id, command, command_id)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(ratelimit.release_table(pool, table_id))
+            raise
+    else:
+        outcome = await tables.execute(table_id, account.account_id, command, command_id)
+    # The command just folded its events into the cache; a retried create reads the store.
+    state = tables.cached(table_id) or await tables.state(table_id)
+    return json_response(
+        {
+            "id": table_id,
+            "duplicate": outcome.duplicate,
+            "table": table_view(state, account.account_id, request.app[TABLES].now()),
+            "events": [message(r, "table") for r in outcome.events],
+        },
+        200 if outcome.duplicate else 201,
+    )
+
+
+async def get_table(request: web.Request) -> web.Response:
+    account = await current_account(request, required=False)
+    table_id = table_id_of(request)
+    tables = request.app[TABLES]
+    state = await tables.state(table_id)
+    head = await tables.store.chain_head(table_stream(table_id), state.version)
+    viewer = account.account_id if account else None
+    return json_response(
+        table_view(
+            state,
+            viewer,
+            tables.now(),
+            chain_head=head.hex() if head else None,
+            presence=request.app[PRESENCE].at(table_id),
+        )
+    )
+
+
+async def post_command(request: web.Request) -> web.Response:
+    account = await current_account(request)
+    assert account is not None
+    table_id = table_id_of(request)
+    body = await decode_body(request, CommandEnvelope)
+    # Its time, and its place before any expiry of the table (events/service.py, "Arrivals"),
+    # once the whole body is here: a slow body holds up nothing.
+    with request.app[TABLES].arrival(table_id) as arrival:
+        result = await run_command(request.app, table_id, account, body, arrival)
+    return json_response(result, 200 if result.duplicate else 201)
+
+
+async def run_command(
+    app: web.Application,
+    table_id: str,
+    account: auth.Account,
+    body: CommandEnvelope,
+    arrival: Arrival | None = None,
+) -> CommandResult:
+    """Run one command for ``account``; ``arrival``: when its handler took it
+    (:meth:`~events.service.TableService.arrival`), the time it is decided at."""
+    command = body.command
+    if isinstance(command, c.CreateTable):
+        raise bad_request("create tables with POST /tables", field="command.type")
+    limits = app[ratelimit.LIMITS]
+    limits.hit("commands", account.account_id)
+    if isinstance(command, c.Chat):
+        limits.hit("chat", account.account_id)
+    tables = app[TABLES]
+    # 404 before anything else. (A table's options never change: the cached state's will do.)
+    state = tables.cached(table_id) or await tables.state(table_id)
+    if isinstance(command, c.Join):
+        if account.guest and state.options.registered_only:
+            raise forbidden("this table is for registered accounts")
+        if not command.display_name:
+            command = c.Join(seat=command.seat, display_name=account.display_name)
+    elif isinstance(command, c.Expire):
+        # Who is connected is the server's to say (docs/rules.md §10, "Walking away").
+        if command.absent:
+            raise bad_request(
+                "absent is filled in by the server (who has no stream open to the table);"
+                " leave it out",
+                field="command.absent",
+            )
+        timers = app.get(TIMERS)
+        if timers is not None:
+            command = c.Expire(absent=timers.absent(table_id, state))
+    bots = app.get(BOTS)
+    with bots.people.person() if bots is not None else contextlib.nullcontext():
+        outcome = await tables.execute(
+            table_id, account.account_id, command, body.command_id, arrival
+        )
+    name = parse_stream(outcome.stream)
+    assert name is not None, outcome.stream  # the service appends to a table's streams only
+    stream = name.kind
+    return CommandResult(
+        command_id=outcome.command_id,
+        duplicate=outcome.duplicate,
+        stream=stream,
+        first_version=outcome.first_version,
+        last_version=outcome.last_version,
+        events=[message(r, stream) for r in outcome.events],
+    )
+
+
+# -- operations -------------------------------------------------------------------------------
+
+
+async def healthz(request: web.Request) -> web.Response:
+    return json_response({"status": "ok"})
+
+
+async def readyz(request: web.Request) -> web.Response:
+    """Ready when the database answers within two seconds. Events the lobby had to skip are
+    listed, but leave it ready: every instance reads the same log, so failing readiness for
+    them would take every instance out of service for one bad event that none can apply. The
+    driver's text is logged, never sent, and so is the skipped event's stream (anyone may ask,
+    and a private table's id is no stranger's business): its log position finds it, through
+    ``GET /log`` with the auditor token."""
+    lobby = request.app[LOBBY]
+    try:
+        async with asyncio.timeout(2):
+            await request.app[TABLES].store.ping()
+            count, skipped = await lobby.skipped()
+    except Exception as exc:
+        log.warning("not ready: %r", exc, extra={"path": request.path})
+        return json_response({"status": "unavailable", "detail": "database unavailable"}, 503)
+    if holes := request.app[LIVE_FEED].holes:
+        # A hole in the log cannot arise by design: the store is corrupt (docs/store.md).
+        detail = "; ".join(hole.describe() for hole in holes)
+        return json_response({"status": "corrupt", "detail": detail}, 503)
+    return json_response(
+        {
+            "status": "ready",
+            "lobby_lag": lobby.lag,
+            "skipped_events": count,
+            "skipped": [
+                {
+                    "projector": s.projector,
+                    "partition": s.partition,
+                    "position": s.position,
+                    "version": s.version,
+                    "type": s.type,
+                    "cause": s.cause,
+                    "skipped_at": s.skipped_at,
+                }
+                for s in skipped
+            ],
+        }
+    )
+
+
+async def metrics(request: web.Request) -> web.Response:
+    registry = request.app[METRICS]
+    watch = request.app.get(LOOP_WATCH)
+    if watch is not None:
+        watch.scraped()
+    timers = request.app.get(TIMERS)
+    if timers is not None:
+        registry.timers_seen(timers.hook_seconds, timers.loop_seconds, len(timers))
+    registry.skipped_seen(request.app[TABLES].skipped_events)
+    registry.checks_seen(request.app[TABLES].check_cost)
+    streams = registry.followed_streams()
+    if streams:
+        # The database down: report the last lag measured.
+        with contextlib.suppress(StoreError):
+            registry.update_lag(await request.app[TABLES].store.stream_versions(sorted(streams)))
+    else:
+        registry.update_lag({})
+    return web.Response(text=registry.render(), content_type="text/plain", charset="utf-8")
+
+
+async def global_feed(request: web.Request) -> web.Response:
+    """The log by position, for auditors and projectors (the configured auditor token)."""
+    token = bearer(request)
+    expected = request.app[CONFIG].auditor_token
+    if token is None:
+        raise unauthorized()
+    # In constant time: the comparison's duration tells nothing of the token.
+    if not expected or not hmac.compare_digest(token.encode(), expected.encode()):
+        raise forbidden("the global feed is for auditors")
+    store = request.app[TABLES].store
+    partition = query_int(request, "partition", 0, maximum=store.partitions - 1)
+    after = query_int(request, "after", 0)
+    limit = query_int(request, "limit", 1000, minimum=1, maximum=LOG_LIMIT_MAX)
+    events = await store.read_log(partition, after, limit)
+    return json_response(
+        {
+            "partition": partition,
+            "events": [
+                {
+                    "position": r.position,
+                    "stream": r.stream_id,
+                    "v": r.version,
+                    "t": r.type,
+                    "d": msgspec.Raw(r.data),
+                }
+                for r in events
+            ],
+        }
+    )

@@ -1,0 +1,48 @@
+"""A new table's social options, checked when it is created (docs/social.md): ``rated`` (matches
+only, by registered accounts, and then for registered accounts only) and ``private`` (its row
+in ``private_tables`` written before the table is created, so that it is never visible, even
+for a moment, to someone without access: server/http/privacy.py)."""
+
+from __future__ import annotations
+
+import msgspec
+from aiohttp import web
+
+from events.domain.types import TableOptions
+from events.store.errors import translate_errors
+from events.store.streams import table_stream
+from server.http import auth
+from server.http.problems import bad_request, forbidden
+from server.keys import ACCOUNTS_POOL, TABLES
+
+__all__ = ["prepare_create"]
+
+
+async def prepare_create(
+    app: web.Application, account: auth.Account, kind: str, options: TableOptions, table_id: str
+) -> TableOptions:
+    """Check a new table's social options and record a private table's row (before the table
+    is created); returns the options to record. A rated table is for registered accounts."""
+    if options.rated:
+        if kind != "match" or options.match_length < 1:
+            raise bad_request(
+                "only matches are rated (money and chouettes have their ledgers)",
+                field="options.rated",
+            )
+        if account.guest:
+            raise forbidden("a guest cannot create a rated match; register first")
+        options = msgspec.structs.replace(options, registered_only=True)
+    if options.private:
+        tables = app[TABLES]
+        if tables.cached(table_id) is not None or await tables.store.stream_version(
+            table_stream(table_id)
+        ):
+            return options  # a retried create: the table exists, as it was created
+        with translate_errors():
+            await app[ACCOUNTS_POOL].execute(
+                "INSERT INTO private_tables (table_id, created_by) VALUES ($1, $2)"
+                " ON CONFLICT (table_id) DO NOTHING",
+                table_id,
+                account.account_id,
+            )
+    return options
