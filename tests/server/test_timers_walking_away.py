@@ -11,44 +11,15 @@ WebSocket open to the table.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from events.domain import types as e
-from events.store.streams import decode_recorded, table_stream
-from server.keys import TABLES, TIMERS
-from server.live.timers import Timers
-from tests.server.conftest import Api, User, WsClient, chouette, connect
+from tests.server.conftest import Api, User, WsClient, chouette
+from tests.server.test_timers import Clock, clock_of, connected, events_of, timers
 
 CLOCK = {"delay": 12, "reserve": 120}
 FAIR = {"dice_factory": None, "seed_key": bytes(range(1, 33))}
 """The production dice, so that the audit re-derives every throw from the revealed seeds."""
-
-
-class Clock:
-    """A clock the test moves by hand (seconds since the epoch)."""
-
-    def __init__(self) -> None:
-        self.now = 1_764_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def timers(api: Api) -> Timers:
-    assert api.app is not None
-    return api.app[TIMERS]
-
-
-async def events_of(api: Api, table: str) -> list[e.Event]:
-    assert api.app is not None
-    records = await api.app[TABLES].store.read_stream(table_stream(table))
-    return [decode_recorded(r) for r in records]
-
-
-def clock_of(view: dict[str, Any], player: str) -> dict[str, Any]:
-    return next(c for c in view["clocks"] if c["player"] == player)
 
 
 async def audited(api: Api, table: str) -> None:
@@ -64,16 +35,6 @@ async def opened(api: Api) -> tuple[str, User, User]:
     return (table, ann, bob) if view["game"]["to_act"] == [ann.account_id] else (table, bob, ann)
 
 
-async def here(api: Api, table: str, *users: User) -> list[WsClient]:
-    """Sockets of ``users`` open to the table, once the server counts them."""
-    sockets = [await connect(api.client, table, u) for u in users]
-    want = sorted(u.account_id for u in users)
-    async with asyncio.timeout(10):
-        while (await api.state(table))["connected"] != want:
-            await asyncio.sleep(0.01)
-    return sockets
-
-
 async def close(*sockets: WsClient) -> None:
     for s in sockets:
         await s.close()
@@ -85,7 +46,7 @@ async def test_a_player_away_who_runs_out_of_time_leaves_when_the_game_ends(
     clock = Clock()
     api = await make_api(clock=clock, **FAIR)
     table, mover, other = await opened(api)
-    sockets = await here(api, table, other)  # the mover has no stream open
+    sockets = await connected(api, table, other)  # the mover has no stream open
     try:
         before = len(await events_of(api, table))
         clock.now += 12 + 120
@@ -120,7 +81,7 @@ async def test_a_connected_player_who_runs_out_of_time_stays_seated(
     clock = Clock()
     api = await make_api(clock=clock, **FAIR)
     table, mover, other = await opened(api)
-    sockets = await here(api, table, mover, other)
+    sockets = await connected(api, table, mover, other)
     try:
         before = len(await events_of(api, table))
         clock.now += 12 + 120
@@ -150,10 +111,10 @@ async def test_the_timer_throws_no_opening_with_fewer_than_two_connected(
     assert timers(api).parked(table)
     clock.now += 600
     assert await timers(api).fire_due() == 0
-    first = await here(api, table, ann)  # one player is not enough
+    first = await connected(api, table, ann)  # one player is not enough
     assert await timers(api).fire_due() == 0
     assert len(await events_of(api, table)) == before
-    second = await here(api, table, ann, bob)
+    second = await connected(api, table, ann, bob)
     try:
         assert await timers(api).fire_due() == 1  # bob's arrival woke the table
         new = (await events_of(api, table))[before:]
@@ -169,7 +130,7 @@ async def test_a_seed_window_waits_for_two_connected_players(
     clock = Clock()
     api = await make_api(clock=clock, seed_window=5)
     table, ann, _bob = await api.seat_two("money", clock=CLOCK)
-    sockets = await here(api, table, ann)
+    sockets = await connected(api, table, ann)
     try:
         clock.now += 5
         assert await timers(api).fire_due() == 0
@@ -189,7 +150,7 @@ async def test_an_abandoned_chouette_stops(make_api: Callable[..., Awaitable[Api
     clock = Clock()
     api = await make_api(clock=clock, **FAIR)
     table, users = await chouette(api, 3, clock=CLOCK)
-    sockets = await here(api, table, *users.values())
+    sockets = await connected(api, table, *users.values())
     clock.now += 12
     assert await timers(api).fire_due() == 1  # the opening, thrown with everyone there
     assert isinstance((await events_of(api, table))[-1], e.OpeningThrow)
