@@ -116,7 +116,9 @@ def _variable(name: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Config:
     host: str = "127.0.0.1"
+    """The address ``serve`` listens on (`CHOUETTE_HOST`, `--host`)."""
     port: int = 8080
+    """The port ``serve`` listens on, 0 to 65535 (`CHOUETTE_PORT`, `--port`)."""
     database_url: str | None = None
     """PostgreSQL URL of the server's role (`DATABASE_URL`); None starts an embedded PostgreSQL
     in :attr:`data_dir`, migrated as its superuser and served as ``chouette_server``."""
@@ -128,11 +130,15 @@ class Config:
     """Serve even when :attr:`database_url` logs in as a superuser, who can switch the
     append-only protections off (`--allow-superuser`, `CHOUETTE_ALLOW_SUPERUSER=1`)."""
     data_dir: Path = Path(".pgdata")
+    """The embedded PostgreSQL's data directory, used when :attr:`database_url` is None
+    (`CHOUETTE_DATA_DIR`, or `CHOUETTE_PGDATA`; `--data-dir`); the key files are kept in it, or
+    beside it with :attr:`database_url` (:func:`seed_key_path`)."""
     partitions: int = 1
-    """Log partitions new table streams are spread over."""
+    """Log partitions new table streams are spread over (docs/scaling.md)."""
     max_body: int = 64 * 1024
     """Largest request body accepted, in bytes (larger: 413)."""
     pool_size: int = 20
+    """Database connections per process."""
     client_queue: int = 1000
     """Messages a stream client may fall behind before it is switched to catch-up."""
     ws_compress: bool = False
@@ -148,7 +154,10 @@ class Config:
     auditor_token: str | None = None
     """Bearer token that may read the global feed (`CHOUETTE_AUDITOR_TOKEN`)."""
     log_json: bool = True
+    """Logs as JSON lines carrying the table and command ids (`CHOUETTE_LOG_JSON`); off
+    (`--plain-logs`): lines for people."""
     log_level: str = "INFO"
+    """The level logs start at: DEBUG, INFO, WARNING, ERROR or CRITICAL."""
 
     # -- sessions (docs/design.md, issue 11) ----------------------------------------------
     token_ttl: float = 30 * 86400
@@ -221,11 +230,12 @@ class Config:
     seed_key: bytes | None = field(default=None, repr=False)
     """The key that keeps the secret dice seeds encrypted at rest (`CHOUETTE_SEED_KEY`: base64
     of 32 random bytes). None: the key file in :attr:`data_dir`, generated on first start
-    (:func:`load_seed_key`; docs/dice.md, "Where the seed is kept")."""
+    (:func:`load_seed_key`; docs/dice.md, "Where the seed is kept"). Set it with
+    :attr:`database_url`, and back it up with the database."""
     signing_key: bytes | None = field(default=None, repr=False)
     """The Ed25519 private key that signs the published chain heads (`CHOUETTE_SIGNING_KEY`:
     base64 of its 32 bytes). None: the key file beside the seed key's, generated on first start
-    (:func:`load_signing_key`; docs/heads.md)."""
+    (:func:`load_signing_key`; docs/heads.md). Keep it away from the database's backups."""
     table_cache: int = 10_000
     """Tables whose folded state and dice seeds a process keeps in memory, the least recently
     used dropped first (`CHOUETTE_TABLE_CACHE`)."""
@@ -359,63 +369,13 @@ class Config:
         """
         env = os.environ
         values: dict[str, object] = {}
-        if env.get("DATABASE_URL"):
-            values["database_url"] = env["DATABASE_URL"]
-        if env.get("CHOUETTE_OWNER_DATABASE_URL"):
-            values["owner_database_url"] = env["CHOUETTE_OWNER_DATABASE_URL"]
-        converters: tuple[tuple[str, Callable[[str], object]], ...] = (
-            ("host", str),
-            ("port", _integer),
-            ("data_dir", Path),
-            ("partitions", _integer),
-            ("max_body", _integer),
-            ("pool_size", _integer),
-            ("log_level", str),
-            ("auditor_token", str),
-            ("token_ttl", parse_duration),
-            ("guest_token_ttl", parse_duration),
-            ("ticket_ttl", parse_duration),
-            ("session_check", parse_duration),
-            ("hash_workers", _integer),
-            ("behind_proxy", _flag),
-            ("allow_superuser", _flag),
-            ("ws_compress", _flag),
-            ("rate_limits", _flag),
-            *((name, Rate.parse) for name in RATES),
-            *((name, _cap) for name in CAPS),
-            ("open_table_idle", parse_duration),
-            ("table_cache", _integer),
-            ("plays_cache", _integer),
-            ("projection_linger", parse_duration),
-            ("gc_freeze_every", parse_duration),
-            ("gc_thaw_every", parse_duration),
-            ("seed_window", _integer),
-            ("table_clock", parse_clock),
-            ("leaderboard_min_experience", _integer),
-            ("bot_workers", _integer),
-            ("bot_timeout", parse_duration),
-            ("bot_pace", _number),
-            ("gnubg_ply", _integer),
-            ("analysis_workers", _integer),
-            ("analysis_timeout", parse_duration),
-        )
-        for key, conv in converters:
-            raw = env.get(_variable(key))
+        for key, variable, conv in ENVIRONMENT:
+            raw = env.get(variable)
             if raw:
-                values[key] = _converted(_variable(key), conv, raw)
-        if "data_dir" not in values and env.get("CHOUETTE_PGDATA"):
-            # The name the embedded-database helper (and the tests) read.
-            values["data_dir"] = Path(env["CHOUETTE_PGDATA"])
-        if env.get("CHOUETTE_LOG_JSON"):
-            values["log_json"] = _flag(env["CHOUETTE_LOG_JSON"])
-        if env.get("CHOUETTE_SEED_KEY"):
-            values["seed_key"] = _converted(
-                "CHOUETTE_SEED_KEY", decode_seed_key, env["CHOUETTE_SEED_KEY"]
-            )
-        if env.get("CHOUETTE_SIGNING_KEY"):
-            values["signing_key"] = _converted(
-                "CHOUETTE_SIGNING_KEY", decode_signing_key, env["CHOUETTE_SIGNING_KEY"]
-            )
+                values[key] = _converted(variable, conv, raw)
+            elif key == "data_dir" and env.get(PGDATA):
+                # The name the embedded-database helper (and the tests) read.
+                values["data_dir"] = Path(env[PGDATA])
         flags = {k for k, v in overrides.items() if v is not None}
         values.update({k: v for k, v in overrides.items() if v is not None})
         values.pop("dice_factory", None)
@@ -499,6 +459,65 @@ def _cap(text: str) -> int | None:
     if value < 1:
         raise ValueError(f"a cap is a positive number or off, not {text!r}")
     return value
+
+
+def _environment() -> tuple[tuple[str, str, Callable[[str], object]], ...]:
+    fields: tuple[tuple[str, Callable[[str], object]], ...] = (
+        ("host", str),
+        ("port", _integer),
+        ("data_dir", Path),
+        ("partitions", _integer),
+        ("max_body", _integer),
+        ("pool_size", _integer),
+        ("log_level", str),
+        ("auditor_token", str),
+        ("token_ttl", parse_duration),
+        ("guest_token_ttl", parse_duration),
+        ("ticket_ttl", parse_duration),
+        ("session_check", parse_duration),
+        ("hash_workers", _integer),
+        ("behind_proxy", _flag),
+        ("allow_superuser", _flag),
+        ("ws_compress", _flag),
+        ("rate_limits", _flag),
+        *((name, Rate.parse) for name in RATES),
+        *((name, _cap) for name in CAPS),
+        ("open_table_idle", parse_duration),
+        ("table_cache", _integer),
+        ("plays_cache", _integer),
+        ("projection_linger", parse_duration),
+        ("gc_freeze_every", parse_duration),
+        ("gc_thaw_every", parse_duration),
+        ("seed_window", _integer),
+        ("table_clock", parse_clock),
+        ("leaderboard_min_experience", _integer),
+        ("bot_workers", _integer),
+        ("bot_timeout", parse_duration),
+        ("bot_pace", _number),
+        ("gnubg_ply", _integer),
+        ("analysis_workers", _integer),
+        ("analysis_timeout", parse_duration),
+    )
+    return (
+        ("database_url", "DATABASE_URL", str),
+        ("owner_database_url", "CHOUETTE_OWNER_DATABASE_URL", str),
+        *((name, _variable(name), conv) for name, conv in fields),
+        ("log_json", "CHOUETTE_LOG_JSON", _flag),
+        ("seed_key", "CHOUETTE_SEED_KEY", decode_seed_key),
+        ("signing_key", "CHOUETTE_SIGNING_KEY", decode_signing_key),
+    )
+
+
+ENVIRONMENT = _environment()
+"""Every :class:`Config` field the environment sets: (field, variable, how its text is read),
+in the order :meth:`Config.from_env` reads them (an empty variable is unset). The fields not
+listed (the test seams, the stream tuning) are set by code only. docs/config.md is generated
+from these, the fields' defaults and docstrings, and ``serve``'s flags
+(``python -m server.cli.config_doc``)."""
+
+PGDATA = "CHOUETTE_PGDATA"
+"""Another name for `CHOUETTE_DATA_DIR`, read when that is unset (the embedded-database helper
+and the tests use it)."""
 
 
 SEED_KEY_FILE = "chouette-seed.key"
