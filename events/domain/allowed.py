@@ -28,7 +28,7 @@ from __future__ import annotations
 from engine.actions import Action
 from events.domain.table import TableState
 
-__all__ = ["allowed", "held_back", "throws_wait"]
+__all__ = ["allowed", "held_back", "may_join", "throws_wait"]
 
 _NOT_COMMANDS = frozenset({Action.ORDER_THROW, Action.ADVISE, Action.JOIN})
 """Engine actions that are no command of their own: the line is thrown by a ``roll`` (the
@@ -55,6 +55,17 @@ def allowed(state: TableState, player: str | None, now: int) -> frozenset[str]:
     if throws_wait(state, now):
         acts.discard("roll")
     return frozenset(acts)
+
+
+def may_join(state: TableState) -> bool:
+    """Whether someone not at the table may join it now (``join`` is in their ``allowed``): a
+    free seat at a two-player table whose match is not over, a chouette not yet full. The
+    table view's ``may_seat_bot`` asks it for the bot its creator would seat."""
+    if not state.version:
+        return False
+    if state.kind == "chouette":
+        return len(state.members) < state.max_players
+    return None in state.seats and not state.match_winner
 
 
 def held_back(state: TableState, player: str | None, now: int) -> frozenset[str]:
@@ -92,7 +103,7 @@ def _two_player(state: TableState, player: str) -> set[str]:
     over = bool(state.match_winner)
     if seat is None:
         # A free seat, unless the match is over.
-        return {"join"} if None in state.seats and not over else set()
+        return {"join"} if may_join(state) else set()
     acts = {"leave"}
     if over:
         # A finished match is finished (docs/rules.md §10): leaving is all that is left, even
@@ -113,7 +124,7 @@ def _chouette(state: TableState, player: str) -> set[str]:
     """A chouette (events/domain/chouette_table.py): the engine's own rules for the game
     (:meth:`engine.chouette.Chouette.allowed`), the table's for joining, starting and seeds."""
     if player not in state.members:
-        return {"join"} if len(state.members) < state.max_players else set()
+        return {"join"} if may_join(state) else set()
     acts = {"leave"}
     ch = state.chouette
     if ch is None:

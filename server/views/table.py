@@ -25,7 +25,7 @@ from engine.notation import blot_points, format_moves
 from engine.position import Position
 from engine.routes import play_steps, route_moves, routes_of
 from events.domain import clocks
-from events.domain.allowed import allowed, held_back
+from events.domain.allowed import allowed, held_back, may_join
 from events.domain.chat import team_can_read
 from events.domain.narration import forfeits_text
 from events.domain.table import TableState
@@ -33,6 +33,7 @@ from events.domain.types import TableOptions
 from server.live.bots import is_bot
 
 __all__ = [
+    "AfterThrow",
     "ChouetteTableView",
     "CubeView",
     "GameView",
@@ -44,9 +45,11 @@ __all__ = [
     "TableView",
     "ThrowView",
     "ThrowWire",
+    "after_throw",
     "role_of",
     "table_view",
     "throw_view",
+    "viewer_turn",
 ]
 
 Role = Literal["player", "box", "captain", "member", "waiting", "settled", "spectator", "anonymous"]
@@ -280,6 +283,10 @@ class _Base(msgspec.Struct, kw_only=True, tag_field="kind"):
     signed-in spectators (this server process's streams)."""
     anonymous: int = 0
     """Streams open to the table by watchers who are not signed in (counted, not named)."""
+    may_seat_bot: bool = False
+    """Whether the viewer may seat a bot now (``POST /tables/{id}/bots``, docs/bots.md): the
+    table's creator, while a newcomer may join it (a free seat at a two-player table whose
+    match is not over, a chouette not yet full)."""
 
 
 class _TwoPlayer(_Base, kw_only=True):
@@ -319,6 +326,19 @@ class ChouetteTableView(_Base, kw_only=True, tag="chouette"):
 TableView = MoneyTableView | MatchTableView | ChouetteTableView
 
 
+class AfterThrow(msgspec.Struct, kw_only=True):
+    """What one viewer's table view says after a throw, sent in the throw's ``m`` so that the
+    client follows the throw without fetching the view and without rules of its own."""
+
+    allowed: list[str]
+    """The view's ``allowed`` after the throw."""
+    targets: dict[str, list[str]]
+    """The view's ``targets`` after the throw."""
+    turn: int | None
+    """The view's ``game.turn`` after the throw: the index, in that viewer's ``sides``, of the
+    side on turn."""
+
+
 class ThrowView(msgspec.Struct, kw_only=True):
     """What a throw leaves the table waiting for, sent with the throw on the table's streams
     (the ``m`` of an ``opening_throw`` or ``dice_rolled`` message) so that the player to move
@@ -338,6 +358,13 @@ class ThrowView(msgspec.Struct, kw_only=True):
     """The server's time (ms since the epoch) the ``clocks`` are as of."""
     clocks: list[ClockView]
     """The view's ``clocks`` after the throw."""
+    viewers: dict[str, AfterThrow]
+    """Everyone at the table and its creator, by account id: what their view says after the
+    throw (:class:`AfterThrow`)."""
+    spectator: AfterThrow
+    """What the view of any other signed-in viewer says after the throw."""
+    anonymous: AfterThrow
+    """What the view of a viewer who is not signed in says after the throw."""
 
 
 class ThrowWire(ThrowView, kw_only=True):
@@ -405,6 +432,48 @@ def _legal_json(position: Position, dice: tuple[int, int]) -> msgspec.Raw:
         # A notation is points, "bar", "off", "/", "*", "(n)" and spaces: nothing to escape.
         out.append('{"notation":"' + format_moves(blots, moves) + '","steps":[' + routes + "]}")
     return msgspec.Raw(("[" + ",".join(out) + "]").encode())
+
+
+def viewer_turn(state: TableState, viewer: str | None) -> int | None:
+    """The view's ``game.turn`` for ``viewer``: the index in their ``sides`` of the side on
+    turn (``sides[0]`` is the viewer's seat, or seat 0; the box or else the team); None with
+    no game, during the opening throw and once the game is over."""
+    if state.kind == "chouette":
+        ch = state.chouette
+        g = ch.game if ch is not None else None
+        if g is None or g.phase is Phase.OPENING or g.is_over:
+            return None
+        mine = Side.BOX if viewer == g.box else Side.TEAM
+        return 0 if g.turn == mine else 1
+    series = state.match
+    game = series.game if series is not None else None
+    if game is None or game.phase is Phase.OPENING or game.is_over:
+        return None
+    seat = state.seat_of(viewer) if viewer else None
+    return 0 if game.turn == (seat if seat is not None else 0) else 1
+
+
+def after_throw(
+    state: TableState, now: int
+) -> tuple[dict[str, AfterThrow], AfterThrow, AfterThrow]:
+    """What every viewer's table view says at ``state`` and ``now`` (:class:`ThrowView`'s
+    ``viewers``, ``spectator`` and ``anonymous``): by account id for everyone at the table and
+    its creator, then for any other signed-in viewer, and for one not signed in."""
+    at_table = list(state.players)
+    if state.created_by not in at_table:
+        at_table.append(state.created_by)
+    viewers = {
+        p: AfterThrow(
+            allowed=sorted(allowed(state, p, now)),
+            targets=_targets(state, p),
+            turn=viewer_turn(state, p),
+        )
+        for p in at_table
+    }
+    turn = viewer_turn(state, None)
+    # Someone not at the table may join it, or send nothing (events.domain.allowed).
+    spectator = AfterThrow(allowed=["join"] if may_join(state) else [], targets={}, turn=turn)
+    return viewers, spectator, AfterThrow(allowed=[], targets={}, turn=turn)
 
 
 def role_of(state: TableState, viewer: str | None) -> Role:
@@ -568,7 +637,7 @@ def _duel_game(state: TableState, game: Game, viewer: str | None) -> GameView:
         number=state.game_no,
         phase=game.phase.value,
         sides=sides,
-        turn=None if opening or game.is_over else (0 if game.turn == me else 1),
+        turn=viewer_turn(state, viewer),
         on_roll=None if opening or game.is_over else who(game.turn),
         to_act=to_act,
         status=status,
@@ -706,7 +775,7 @@ def _chouette_game(
         number=state.game_no,
         phase=g.phase.value,
         sides=[side_view(mine), side_view(Side(1 - mine))],
-        turn=None if opening or g.is_over else (0 if g.turn == mine else 1),
+        turn=viewer_turn(state, viewer),
         on_roll=ch.on_roll,
         to_act=to_act,
         status=status,
@@ -720,7 +789,9 @@ def _chouette_game(
     )
 
 
-def _chouette(state: TableState, viewer: str | None, **base: object) -> ChouetteTableView:
+def _targets(state: TableState, viewer: str | None) -> dict[str, list[str]]:
+    """The view's ``targets``: in a chouette, the members whose cubes ``viewer`` may name for
+    each targeted action; empty otherwise."""
     ch = state.chouette
     targets: dict[str, list[str]] = {}
     if viewer is not None and viewer in state.members and ch is not None:
@@ -728,6 +799,12 @@ def _chouette(state: TableState, viewer: str | None, **base: object) -> Chouette
             names = ch.targets(viewer, a)
             if names:
                 targets[a.value] = sorted(names)
+    return targets
+
+
+def _chouette(state: TableState, viewer: str | None, **base: object) -> ChouetteTableView:
+    ch = state.chouette
+    targets = _targets(state, viewer)
     if ch is None:
         return ChouetteTableView(
             **base,  # type: ignore[arg-type]
@@ -788,6 +865,7 @@ def throw_view(
         mover = state.seats[game.turn] if phase in (Phase.ROLL, Phase.MOVE) else None
         if phase is Phase.MOVE and game.dice is not None:
             dice, moving = game.dice, True
+    viewers, spectator, anonymous = after_throw(state, now)
     if phase is Phase.MOVE and mover is not None:
         who = state.display_name(mover)
         return ThrowWire(
@@ -798,6 +876,9 @@ def throw_view(
             position_id=position.position_id(),
             now=now,
             clocks=clock_views(state, now),
+            viewers=viewers,
+            spectator=spectator,
+            anonymous=anonymous,
         )
     if kind == "dice_rolled" and thrower:
         # No legal play: the turn passed at once.
@@ -809,6 +890,9 @@ def throw_view(
             position_id=position.position_id(),
             now=now,
             clocks=clock_views(state, now),
+            viewers=viewers,
+            spectator=spectator,
+            anonymous=anonymous,
         )
     return None
 
@@ -851,6 +935,7 @@ def table_view(
         "clocks": clock_views(state, now),
         "connected": presence[0],
         "anonymous": presence[1],
+        "may_seat_bot": viewer is not None and viewer == state.created_by and may_join(state),
     }
     if state.kind == "chouette":
         return _chouette(state, viewer, **base)

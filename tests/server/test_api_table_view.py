@@ -755,3 +755,40 @@ async def test_schema_1_chouette_events_still_decode_and_fold(api: Api) -> None:
     async with api.client.get(f"/tables/{table}/audit") as resp:
         report = await resp.json()
     assert report["first_failure"] is None, report
+
+
+# -- who may seat a bot -----------------------------------------------------------------------
+
+
+async def test_may_seat_bot_is_the_creators_while_a_newcomer_may_join(api: Api) -> None:
+    # The view says whether the viewer may seat a bot (the page shows its button by it): the
+    # table's creator only, while a seat is free; and a bot is seated exactly then.
+    ann, bob, watcher = [await api.register() for _ in range(3)]
+
+    async def may(table: str) -> dict[str, bool]:
+        return {
+            who: (await typed_view(api, table, user)).may_seat_bot
+            for who, user in (("ann", ann), ("bob", bob), ("watcher", watcher), ("anon", None))
+        }
+
+    nobody = {"ann": False, "bob": False, "watcher": False, "anon": False}
+    table = await api.create_table(ann, "money")
+    assert await may(table) == {**nobody, "ann": True}
+    await api.ok(ann, table, "join")
+    assert await may(table) == {**nobody, "ann": True}
+    await api.ok(bob, table, "join")
+    assert await may(table) == nobody  # both seats taken
+    full = await api.request("POST", f"/tables/{table}/bots", user=ann, json={"strength": "basic"})
+    assert full.problem(409, "table-full")
+
+    # A chouette of three seats: a bot fills the last one, and then nobody may seat another.
+    table = await api.create_table(bob, "chouette", max_players=3)
+    await api.ok(bob, table, "join")
+    await api.ok(ann, table, "join")
+    assert await may(table) == {**nobody, "bob": True}
+    seated = await api.request(
+        "POST", f"/tables/{table}/bots", user=bob, json={"strength": "basic"}
+    )
+    assert seated.status == 201, seated.body
+    assert seated.body["table"]["may_seat_bot"] is False
+    assert await may(table) == nobody

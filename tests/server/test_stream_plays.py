@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 from aiohttp.test_utils import TestClient
-from conftest import Api, WsClient, chouette, connect, next_chouette_action, read_sse
+from conftest import Api, User, WsClient, chouette, connect, next_chouette_action, read_sse
 from engine_corpus import ROLLS, corpus
 
 from engine.moves import legal_plays
@@ -31,6 +31,22 @@ def _throw_checks(view: dict[str, Any], m: dict[str, Any]) -> None:
         # Cannot move: the turn has passed to the other player, who rolls.
         assert game["phase"] == "roll"
         assert game["on_roll"] != m["player"] and game["on_roll"] is not None
+
+
+async def _after_checks(
+    api: Api, table: str, users: dict[str, User], watcher: User, m: dict[str, Any]
+) -> None:
+    """The throw's ``viewers``, ``spectator`` and ``anonymous`` say what each one's table view
+    says at the throw's version: its ``allowed``, its ``targets`` and its ``game.turn``."""
+    assert set(m["viewers"]) == set(users)
+    for account, after in m["viewers"].items():
+        view = await api.state(table, users[account])
+        said = {"allowed": view["allowed"], "targets": view["targets"]}
+        assert after == {**said, "turn": view["game"]["turn"]}, account
+    for key, user in (("spectator", watcher), ("anonymous", None)):
+        view = await api.state(table, user)
+        said = {"allowed": view["allowed"], "targets": view["targets"]}
+        assert m[key] == {**said, "turn": view["game"]["turn"]}, key
 
 
 def test_the_throw_messages_plays_are_the_table_views_byte_for_byte() -> None:
@@ -65,6 +81,7 @@ async def test_two_players_play_whole_games_from_the_stream_alone(
 ) -> None:
     table, a, b = await api.seat_two("money", clock={"delay": 12, "reserve": 120})
     users = {a.account_id: a, b.account_id: b}
+    spectator = await api.register()
     socks: dict[str, WsClient] = {
         a.account_id: await connect(client, table, a),
         b.account_id: await connect(client, table, b),
@@ -97,6 +114,7 @@ async def test_two_players_play_whole_games_from_the_stream_alone(
                 m = final["m"]
                 if checked < 40 or not m["plays"]:
                     _throw_checks(await api.state(table, users[m["player"]]), m)
+                    await _after_checks(api, table, users, spectator, m)
                     checked += 1
                 if m["plays"]:
                     actor = m["player"]
@@ -140,6 +158,7 @@ async def test_a_chouettes_throws_carry_the_plays_of_the_box_or_the_acting_capta
     api: Api, client: TestClient
 ) -> None:
     table, users = await chouette(api, 4)
+    spectator = await api.register()
     ws = await connect(client, table)
     rng = random.Random(2)
     throws = 0
@@ -152,6 +171,7 @@ async def test_a_chouettes_throws_carry_the_plays_of_the_box_or_the_acting_capta
             final = ws.stream()[-1]
             if final["t"] in ("opening_throw", "dice_rolled") and "m" in final:
                 _throw_checks(await api.state(table), final["m"])
+                await _after_checks(api, table, users, spectator, final["m"])
                 throws += 1
         assert throws >= 10
     finally:
