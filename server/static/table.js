@@ -2,22 +2,29 @@
 // cubes, the score or the ledger, talk, and the live feed that keeps it all current.
 //
 // The page has no rules of its own: it draws `GET /tables/{id}`, offers the commands in
-// `allowed` (and, for the box, the members in `targets`), and lets the mover build a play only
-// from the server's `legal_plays`. On every event of the table stream it fetches the view again,
-// except after a throw: the throw's message carries the legal plays (`m`), and the view follows it.
+// `allowed` (and, for the box, the members in `targets`; a bot's seat when `may_seat_bot`), and
+// lets the mover build a play only from the server's `legal_plays`. On every event of the table
+// stream it fetches the view again, except after a throw: the throw's message carries the legal
+// plays and what each viewer's view says after it (`m`), and the view follows it.
+//
+// One page, in four files: this one (the skeleton, the view, the commands sent, the seed
+// window, the status and the side panels), table_feed.js (the live feed), table_board.js (the
+// board and the move being built) and table_actions.js (the commands offered). The other three
+// hold methods of the page, mixed into it: they share its fields.
 
 import { api, session } from "./api.js";
 import { Board } from "./board.js";
 import { Chat } from "./chat.js";
 import { clockSpan, presenceMark, refreshClocks } from "./clocks.js";
 import { h, replace } from "./dom.js";
-import { pipCount } from "./geometry.js";
 import { TableFeed } from "./live.js";
 import { describeOptions } from "./lobby.js";
-import * as moves from "./moves.js";
 import { renderFair, renderLine, renderScore, windowLeft } from "./panels.js";
-import { LEVELS, namer, placeText, settlementText, signed } from "./names.js";
+import { namer, settlementText } from "./names.js";
 import { tableSocial } from "./social.js";
+import { ActionPanel } from "./table_actions.js";
+import { BoardPlay } from "./table_board.js";
+import { FeedGlue } from "./table_feed.js";
 
 const AUTO_KEY = "chouette.autoConfirm";
 const KIND_NAMES = { money: "Money table", match: "Match", chouette: "Chouette" };
@@ -186,89 +193,6 @@ class TablePage {
     this.notice(null);
   }
 
-  connection(state) {
-    this.feedOpen = state === "open";
-    if (state === "lost") this.notice("Connection lost \u2014 reconnecting\u2026");
-    else if (state === "open") {
-      this.notice(null);
-      // Whatever happened while away arrives as events; one fetch makes sure the view is fresh.
-      this.refetch();
-    }
-  }
-
-  event(msg) {
-    if (msg.s === "chat") {
-      this.chat.add(msg);
-      return;
-    }
-    if (msg.t === "game_ended" && msg.d) {
-      this.lastResult = msg.d;
-      this.renderResult();
-    }
-    if (this.applyThrow(msg)) return;
-    this.refetch();
-  }
-
-  /** A throw's message says what the table waits for now (`m`: who moves, the dice, the legal
-   * plays, the clocks): the view follows it without fetching the table again. False when it
-   * cannot (no `m`, the thrower cannot move, or this view is not the version just before). */
-  applyThrow(msg) {
-    const v = this.view;
-    const m = msg.m;
-    if (!m || !Array.isArray(m.plays) || !m.plays.length || !v || !v.game) return false;
-    if (v.version !== msg.v - 1) return false;
-    const game = {
-      ...v.game,
-      phase: "move",
-      dice: m.dice,
-      legal_plays: m.plays,
-      on_roll: m.player,
-      to_act: [m.player],
-      status: m.status,
-      position_id: m.position_id,
-      turn: v.game.sides[0].players.includes(m.player) ? 0 : 1,
-    };
-    // After a throw the only decision is the mover's play: no throw, cube, resignation or
-    // seed is due from anyone.
-    const gone = new Set(["roll", "double", "resign", "take", "drop", "beaver", "accept", "decline", "add_seed", "waive_seed"]);
-    const allowed = (v.allowed || []).filter((a) => !gone.has(a));
-    if (m.player === this.me) allowed.push("move");
-    this.apply({
-      ...v,
-      version: msg.v,
-      chain_head: msg.h ?? v.chain_head,
-      allowed: allowed.sort(),
-      targets: {},
-      game,
-      seed_window: null,
-      now: m.now,
-      clocks: m.clocks,
-    });
-    return true;
-  }
-
-  /** Fetch the view again; calls during a fetch coalesce into one more fetch after it. */
-  refetch() {
-    if (this.fetching) {
-      this.fetchAgain = true;
-      return this.fetching;
-    }
-    this.fetching = (async () => {
-      do {
-        this.fetchAgain = false;
-        try {
-          const view = await api.table(this.id);
-          if (!this.stopped) this.apply(view);
-        } catch (err) {
-          if (err.status !== 0) this.showError(err.message);
-        }
-      } while (this.fetchAgain && !this.stopped);
-    })().finally(() => {
-      this.fetching = null;
-    });
-    return this.fetching;
-  }
-
   // -- commands --------------------------------------------------------------------------------
 
   async send(command) {
@@ -289,16 +213,6 @@ class TablePage {
       if (!thrown) await this.refetch();
       this.render();
     }
-  }
-
-  async seatBot() {
-    try {
-      await api.seatBot(this.id);
-    } catch (err) {
-      this.showError(err.message);
-    }
-    await this.refetch();
-    this.render();
   }
 
   async post(channel, text) {
@@ -385,28 +299,6 @@ class TablePage {
     }
   }
 
-  canMove() {
-    const v = this.view;
-    const game = v && v.game;
-    // With no legal move the server passes the turn by itself: nothing to build or send.
-    return Boolean(
-      game &&
-        (v.allowed || []).includes("move") &&
-        Array.isArray(game.legal_plays) &&
-        game.legal_plays.length &&
-        !moves.cannotMove(game.legal_plays),
-    );
-  }
-
-  plays() {
-    return this.view.game.legal_plays;
-  }
-
-  startBoard() {
-    const [mine, theirs] = this.view.game.sides;
-    return { mover: mine.board, opponent: theirs.board };
-  }
-
   render() {
     const v = this.view;
     if (!v) return;
@@ -471,392 +363,7 @@ class TablePage {
     return "Waiting for the next game.";
   }
 
-  // -- the board and the move --------------------------------------------------------------------
-
-  renderBoard() {
-    const v = this.view;
-    const game = v.game;
-    if (!game || !Array.isArray(game.sides)) {
-      const empty = new Array(26).fill(0);
-      this.board.draw({ viewer: empty, opponent: empty, sources: new Set(), destinations: new Map(), selected: null, interactive: false });
-      replace(this.sideTop, "");
-      replace(this.sideBottom, "");
-      this.diceText.textContent = "";
-      return;
-    }
-    const [mine, theirs] = game.sides;
-    const moving = this.canMove() && !this.sending;
-    let viewer = mine.board;
-    let opponent = theirs.board;
-    let sources = new Set();
-    let destinations = new Map();
-    if (moving) {
-      const start = this.startBoard();
-      try {
-        const now = moves.applySteps(start, this.made);
-        viewer = now.mover;
-        opponent = now.opponent;
-        sources = new Set(moves.sources(this.plays(), start, this.made));
-        if (this.selected !== null) {
-          destinations = new Map(moves.destinations(this.plays(), start, this.made, this.selected).map((d) => [d.to, d]));
-        }
-      } catch (err) {
-        // Steps that no longer fit the server's plays: start the turn over.
-        this.made = [];
-        this.selected = null;
-      }
-    }
-    const diceSide = game.turn === 1 ? "opponent" : "viewer";
-    const used = this.usedDice(game.dice);
-    this.board.draw({
-      viewer,
-      opponent,
-      names: { viewer: mine.label, opponent: theirs.label },
-      dice: game.dice ? { values: game.dice, side: diceSide, used } : null,
-      cube: this.boardCube(),
-      interactive: moving,
-      sources,
-      destinations,
-      selected: this.selected,
-    });
-    this.board.svg.classList.toggle("interactive", moving);
-    this.board.svg.setAttribute(
-      "aria-label",
-      `Backgammon board, from ${mine.label}'s side${moving ? ": your move — choose a checker with Enter, then where it goes" : ""}`,
-    );
-    // While a play is being built the pip counts follow the board shown.
-    const partial = moving && this.made.length > 0;
-    const pips = [partial ? pipCount(viewer) : mine.pips, partial ? pipCount(opponent) : theirs.pips];
-    const sideInfo = (side, i) => {
-      const onTurn = game.turn === i;
-      const names = (side.players || []).map((p) => this.nameOf(p, { you: false })).join(", ");
-      const yours = (side.players || []).includes(this.me);
-      return [
-        h("span", { class: "swatch", "aria-hidden": "true" }, i === 0 ? "\u25CB" : "\u25C9"),
-        h("strong", {}, side.label),
-        names && names !== side.label ? h("span", { class: "muted" }, ` (${names})`) : null,
-        yours ? h("span", {}, " \u2014 you") : null,
-        h("span", { "data-testid": `pips-${i}` }, ` \u00B7 ${pips[i]} pips`),
-        h("span", {}, ` \u00B7 ${side.off} off`),
-        onTurn ? h("span", { class: "on-turn", "data-testid": `turn-${i}` }, " \u00B7 \u25B6 on turn") : null,
-      ];
-    };
-    replace(this.sideTop, sideInfo(theirs, 1));
-    replace(this.sideBottom, sideInfo(mine, 0));
-    this.diceText.textContent = game.dice
-      ? `Dice: ${game.dice.join(" and ")}${game.turn === null || game.turn === undefined ? "" : ` (${game.sides[game.turn].label})`}`
-      : "No dice thrown.";
-    this.diceText.dataset.dice = game.dice ? game.dice.join(",") : "";
-  }
-
-  /** Which dice the steps made have used (shown struck through): a doubles' four steps use
-   * the two dice drawn in turn; otherwise each step uses its own die, or for a bear-off the
-   * smallest die larger than the distance. */
-  usedDice(dice) {
-    if (!dice || !this.made.length) return null;
-    if (dice[0] === dice[1]) return dice.map((_, i) => this.made.length >= 2 * (i + 1));
-    const used = dice.map(() => false);
-    for (const [from, to] of this.made) {
-      const d = from - to;
-      let i = dice.findIndex((x, k) => !used[k] && x === d);
-      if (i < 0) i = dice.findIndex((x, k) => !used[k] && x > d);
-      if (i >= 0) used[i] = true;
-    }
-    return used;
-  }
-
-  /** The cube drawn on the board: a two-player table's, a single-cube chouette's, or the
-   * viewer's own in a chouette. */
-  boardCube() {
-    const game = this.view.game;
-    const cubes = game.cubes || [];
-    let cube = null;
-    if (cubes.length === 1) cube = cubes[0];
-    else cube = cubes.find((c) => c.member === this.me) || null;
-    if (!cube) return null;
-    const mine = game.sides[0].players || [];
-    const owner = cube.owner === null || cube.owner === undefined ? null : mine.includes(cube.owner) ? "viewer" : "opponent";
-    // An offered cube shows the value it is offered at.
-    return { value: cube.pending ? cube.pending.value : cube.value, owner, offered: Boolean(cube.pending) };
-  }
-
-  tell(text) {
-    this.say.textContent = "";
-    // A fresh node each time, so the same words are read again.
-    requestAnimationFrame(() => {
-      this.say.textContent = text;
-    });
-  }
-
-  activate(place) {
-    if (!this.canMove() || this.sending) {
-      if (place !== null) this.tell("It is not your move.");
-      return;
-    }
-    const start = this.startBoard();
-    const sources = moves.sources(this.plays(), start, this.made);
-    if (place === null) {
-      this.selected = null;
-      this.tell("Selection cleared.");
-      this.render();
-      return;
-    }
-    if (this.selected === null || this.selected === place) {
-      if (this.selected === place) {
-        this.selected = null;
-        this.tell(`${placeText(place)} deselected.`);
-      } else if (sources.includes(place)) {
-        this.selected = place;
-        const to = moves.destinations(this.plays(), start, this.made, place).map((d) => placeText(d.to));
-        this.tell(`From ${placeText(place)}: you can move to ${to.join(", ")}.`);
-      } else {
-        this.tell(`No checker of yours can move from ${placeText(place)}. You can move from ${sources.map(placeText).join(", ")}.`);
-      }
-      this.render();
-      return;
-    }
-    const steps = moves.stepsTo(this.plays(), start, this.made, this.selected, place);
-    if (steps) {
-      this.step(steps);
-    } else if (sources.includes(place)) {
-      this.selected = place;
-      const to = moves.destinations(this.plays(), start, this.made, place).map((d) => placeText(d.to));
-      this.tell(`From ${placeText(place)}: you can move to ${to.join(", ")}.`);
-      this.render();
-    } else {
-      this.tell(`That checker cannot go to ${placeText(place)}.`);
-    }
-  }
-
-  drag(from, to) {
-    if (!this.canMove() || this.sending) return;
-    const steps = moves.stepsTo(this.plays(), this.startBoard(), this.made, from, to);
-    if (steps) this.step(steps);
-    else this.tell(`That checker cannot go to ${placeText(to)}.`);
-  }
-
-  step(steps) {
-    this.made = [...this.made, ...steps];
-    this.selected = null;
-    const done = moves.completed(this.plays(), this.made);
-    const text = steps.map(([a, b]) => `${placeText(a)}/${placeText(b)}`).join(" ");
-    if (done !== null) {
-      if (this.autoConfirm) {
-        this.tell(`Moved ${text}. Playing ${done}.`);
-        this.render();
-        this.play(done);
-        return;
-      }
-      this.tell(`Moved ${text}. The play ${done} is complete: confirm it, or undo.`);
-    } else {
-      this.tell(`Moved ${text}.`);
-    }
-    this.render();
-  }
-
-  async play(notation) {
-    const ok = await this.send({ type: "move", notation });
-    if (ok) {
-      this.made = [];
-      this.selected = null;
-      this.moveInput.value = "";
-    }
-  }
-
-  typed() {
-    const text = this.moveInput.value.trim();
-    if (!text) return;
-    if (!this.canMove()) {
-      this.showError("It is not your move.");
-      return;
-    }
-    const match = moves.matchNotation(this.plays(), text);
-    // One listed play: send the server's own spelling; otherwise send the text as typed and
-    // let the server say what is wrong with it.
-    this.play(match.play !== null ? match.play : text);
-  }
-
-  renderMovePanel() {
-    if (!this.canMove()) {
-      // (A turn with no legal move passes at once on the server: there is nothing to show.)
-      replace(this.movePanel);
-      this.movePanel.hidden = true;
-      return;
-    }
-    this.movePanel.hidden = false;
-    const plays = this.plays();
-    const done = moves.completed(plays, this.made);
-    const left = moves.remainingPlays(plays, this.made);
-    const only = done === null && left.length === 1 ? left[0] : null;
-    const madeText = this.made.map(([a, b]) => `${placeText(a)}/${placeText(b)}`).join(" ");
-    replace(
-      this.movePanel,
-      h("h2", { class: "visually-hidden" }, "Your move"),
-      h(
-        "p",
-        { "data-testid": "move-made" },
-        this.made.length ? `Moved so far: ${madeText}` : `Your move: ${plays.length} legal play${plays.length === 1 ? "" : "s"}.`,
-      ),
-      h(
-        "div",
-        { class: "buttons" },
-        done !== null
-          ? h("button", { type: "button", class: "primary", "data-testid": "cmd-confirm", disabled: this.sending, onclick: () => this.play(done) }, `Confirm ${done}`)
-          : null,
-        only !== null && only !== ""
-          ? h("button", { type: "button", "data-testid": "cmd-play-only", disabled: this.sending, onclick: () => this.play(only) }, `Play ${only}`)
-          : null,
-        this.made.length
-          ? h(
-              "button",
-              {
-                type: "button",
-                class: "secondary",
-                "data-testid": "cmd-undo",
-                disabled: this.sending,
-                onclick: () => {
-                  this.made = moves.undo(this.made);
-                  this.selected = null;
-                  this.tell("Undone.");
-                  this.render();
-                },
-              },
-              "Undo",
-            )
-          : null,
-      ),
-      this.moveForm,
-      h("div", { class: "field check" }, this.autoBox, h("label", { for: "auto-confirm" }, "Send a play as soon as it is complete")),
-    );
-  }
-
-  // -- the commands offered --------------------------------------------------------------------
-
-  button(type, label, command, extra = {}) {
-    return h(
-      "button",
-      {
-        type: "button",
-        "data-testid": extra.testid || `cmd-${type}`,
-        class: extra.class || "",
-        disabled: this.sending || Boolean(extra.disabled),
-        onclick: () => this.send(command),
-        "aria-label": extra.ariaLabel,
-        title: extra.title,
-      },
-      label,
-    );
-  }
-
-  /** The members whose cubes the box may name for an action (its choices beside each name);
-   * null for anyone else, whose `targets` can only be their own cube: they act with the plain
-   * buttons. */
-  targets(action) {
-    if (this.view.kind !== "chouette" || !this.me || this.view.box !== this.me) return null;
-    const t = (this.view.targets || {})[action];
-    return Array.isArray(t) && t.length ? t : null;
-  }
-
-  renderActions() {
-    const v = this.view;
-    const allowed = new Set(v.allowed || []);
-    const game = v.game;
-    const out = [];
-    if (allowed.has("join")) out.push(this.button("join", v.kind === "chouette" ? "Join the chouette" : "Sit down", { type: "join" }, { class: "primary" }));
-    // Between money games "Throw for the next game" starts it too: one button, not two.
-    const throwsForNext = allowed.has("roll") && !v.in_game;
-    if (allowed.has("start_game") && !throwsForNext) out.push(this.button("start_game", "Start a game", { type: "start_game" }, { class: "primary" }));
-    // The seed window holds the throw back (seed_window.held) until its deadline: offered
-    // disabled, counting down, and enabled when the time runs out (no event says so).
-    const held = new Set((v.seed_window && v.seed_window.held) || []);
-    if (allowed.has("roll") || held.has("roll")) {
-      const opening = game && game.phase === "opening";
-      const label = !v.in_game ? "Throw for the next game" : !game && v.kind === "chouette" ? "Throw for the line" : opening ? "Throw the opening dice" : "Roll";
-      const waits = held.has("roll") && this.windowLeft() > 0;
-      out.push(this.button("roll", label, { type: "roll" }, { class: "primary", disabled: waits, title: waits ? "Waiting for the players' dice seeds" : undefined }));
-    }
-    if (allowed.has("double")) {
-      const targets = this.targets("double");
-      if (targets) {
-        const chosen = targets.filter((m) => this.doubleChoice.get(m) !== false);
-        out.push(
-          h(
-            "button",
-            {
-              type: "button",
-              "data-testid": "cmd-double",
-              disabled: this.sending || chosen.length === 0,
-              onclick: () => this.send({ type: "double", cubes: targets.filter((m) => this.doubleChoice.get(m) !== false) }),
-            },
-            `Double ${chosen.length === targets.length ? "every cube" : `${chosen.length} cube${chosen.length === 1 ? "" : "s"}`} (choose beside each name)`,
-          ),
-        );
-      } else {
-        out.push(this.button("double", v.kind === "chouette" ? "Double your cube" : "Double", { type: "double" }));
-      }
-    }
-    for (const [type, label] of [
-      ["take", "Take"],
-      ["beaver", "Beaver"],
-      ["drop", "Drop"],
-      ["accept", "Accept the resignation"],
-      ["decline", "Decline the resignation"],
-    ]) {
-      // The box answers member by member, beside each name; anyone else answers here.
-      if (allowed.has(type) && !this.targets(type)) out.push(this.button(type, label, { type }));
-    }
-    if (allowed.has("resign")) {
-      const targets = this.targets("resign");
-      const to = targets ? targets.filter((m) => this.resignChoice.get(m) !== false) : null;
-      const menu = h(
-        "details",
-        {
-          class: "resign",
-          "data-testid": "resign-menu",
-          open: this.resignOpen,
-          ontoggle: (ev) => {
-            this.resignOpen = ev.target.open;
-          },
-        },
-        h("summary", { "data-testid": "cmd-resign" }, "Resign\u2026"),
-        targets ? h("p", { class: "muted" }, "To the members chosen beside each name.") : null,
-        [1, 2, 3].map((level) =>
-          h(
-            "button",
-            {
-              type: "button",
-              "data-testid": `cmd-resign-${level}`,
-              disabled: this.sending || (to !== null && to.length === 0),
-              onclick: () => this.send(to ? { type: "resign", level, to } : { type: "resign", level }),
-            },
-            `Resign ${LEVELS[level]}`,
-          ),
-        ),
-      );
-      out.push(menu);
-    }
-    if (allowed.has("leave")) out.push(this.button("leave", "Leave the table", { type: "leave" }, { class: "secondary" }));
-    // The table's creator may seat a bot in a free seat (docs/bots.md).
-    const seated = (v.players || []).filter((p) => p.role !== "spectator").length;
-    if (this.me && this.me === v.created_by && seated < (v.options.max_players || (v.kind === "chouette" ? 8 : 2))) {
-      out.push(h("button", { type: "button", "data-testid": "seat-bot", class: "secondary", disabled: this.sending, onclick: () => this.seatBot() }, "Seat a bot"));
-    }
-    const perMember = ["take", "drop", "beaver", "accept", "decline"].some((t) => allowed.has(t) && this.targets(t));
-    if (perMember) {
-      out.push(h("p", { class: "hint", "data-testid": "answer-hint" }, "Answer each member beside their name in the line."));
-    }
-    replace(this.actions, out.length ? out : h("p", { class: "muted" }, this.waitingText()));
-  }
-
-  waitingText() {
-    const v = this.view;
-    const game = v.game;
-    if (!game) return "Nothing to do now.";
-    const waiting = (game.to_act || []).map((id) => this.nameOf(id));
-    return waiting.length ? `Waiting for ${waiting.join(", ")}.` : "Nothing to do now.";
-  }
-
-  // -- the score, the ledger, the line and the cubes ---------------------------------------------
+  // -- the side panels (server/static/panels.js) -------------------------------------------------
 
   renderScore() {
     renderScore(this);
@@ -866,23 +373,18 @@ class TablePage {
     renderLine(this);
   }
 
-  choice(action, id, map, label) {
-    const box = h("input", {
-      type: "checkbox",
-      id: `${action}-target-${id}`,
-      "data-testid": `${action}-target-${id}`,
-      checked: map.get(id) !== false,
-      disabled: this.sending,
-      onchange: (ev) => {
-        map.set(id, ev.target.checked);
-        this.renderActions();
-      },
-    });
-    return h("span", { class: "field check" }, box, h("label", { for: `${action}-target-${id}` }, label));
-  }
-
   renderFair() {
     renderFair(this);
   }
-
 }
+
+/** Gives the page the methods of each part (their prototypes' own, the constructor aside). */
+function mixIn(target, ...parts) {
+  for (const part of parts) {
+    for (const name of Object.getOwnPropertyNames(part.prototype)) {
+      if (name !== "constructor") Object.defineProperty(target.prototype, name, Object.getOwnPropertyDescriptor(part.prototype, name));
+    }
+  }
+}
+
+mixIn(TablePage, FeedGlue, BoardPlay, ActionPanel);

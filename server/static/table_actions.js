@@ -1,0 +1,158 @@
+// The table page's action panel (server/static/table.js): the commands the view's `allowed`
+// offers, the box's choices of members (`targets`) and the seat-a-bot button (`may_seat_bot`).
+// Methods of the page, mixed into it (they share its fields: `view`, `me`, `sending`).
+
+import { api } from "./api.js";
+import { h, replace } from "./dom.js";
+import { LEVELS } from "./names.js";
+
+export class ActionPanel {
+  button(type, label, command, extra = {}) {
+    return h(
+      "button",
+      {
+        type: "button",
+        "data-testid": extra.testid || `cmd-${type}`,
+        class: extra.class || "",
+        disabled: this.sending || Boolean(extra.disabled),
+        onclick: () => this.send(command),
+        "aria-label": extra.ariaLabel,
+        title: extra.title,
+      },
+      label,
+    );
+  }
+
+  /** The members whose cubes the box may name for an action (its choices beside each name);
+   * null for anyone else, whose `targets` can only be their own cube: they act with the plain
+   * buttons. */
+  targets(action) {
+    if (this.view.kind !== "chouette" || !this.me || this.view.box !== this.me) return null;
+    const t = (this.view.targets || {})[action];
+    return Array.isArray(t) && t.length ? t : null;
+  }
+
+  async seatBot() {
+    try {
+      await api.seatBot(this.id);
+    } catch (err) {
+      this.showError(err.message);
+    }
+    await this.refetch();
+    this.render();
+  }
+
+  renderActions() {
+    const v = this.view;
+    const allowed = new Set(v.allowed || []);
+    const game = v.game;
+    const out = [];
+    if (allowed.has("join")) out.push(this.button("join", v.kind === "chouette" ? "Join the chouette" : "Sit down", { type: "join" }, { class: "primary" }));
+    // Between money games "Throw for the next game" starts it too: one button, not two.
+    const throwsForNext = allowed.has("roll") && !v.in_game;
+    if (allowed.has("start_game") && !throwsForNext) out.push(this.button("start_game", "Start a game", { type: "start_game" }, { class: "primary" }));
+    // The seed window holds the throw back (seed_window.held) until its deadline: offered
+    // disabled, counting down, and enabled when the time runs out (no event says so).
+    const held = new Set((v.seed_window && v.seed_window.held) || []);
+    if (allowed.has("roll") || held.has("roll")) {
+      const opening = game && game.phase === "opening";
+      const label = !v.in_game ? "Throw for the next game" : !game && v.kind === "chouette" ? "Throw for the line" : opening ? "Throw the opening dice" : "Roll";
+      const waits = held.has("roll") && this.windowLeft() > 0;
+      out.push(this.button("roll", label, { type: "roll" }, { class: "primary", disabled: waits, title: waits ? "Waiting for the players' dice seeds" : undefined }));
+    }
+    if (allowed.has("double")) {
+      const targets = this.targets("double");
+      if (targets) {
+        const chosen = targets.filter((m) => this.doubleChoice.get(m) !== false);
+        out.push(
+          h(
+            "button",
+            {
+              type: "button",
+              "data-testid": "cmd-double",
+              disabled: this.sending || chosen.length === 0,
+              onclick: () => this.send({ type: "double", cubes: targets.filter((m) => this.doubleChoice.get(m) !== false) }),
+            },
+            `Double ${chosen.length === targets.length ? "every cube" : `${chosen.length} cube${chosen.length === 1 ? "" : "s"}`} (choose beside each name)`,
+          ),
+        );
+      } else {
+        out.push(this.button("double", v.kind === "chouette" ? "Double your cube" : "Double", { type: "double" }));
+      }
+    }
+    for (const [type, label] of [
+      ["take", "Take"],
+      ["beaver", "Beaver"],
+      ["drop", "Drop"],
+      ["accept", "Accept the resignation"],
+      ["decline", "Decline the resignation"],
+    ]) {
+      // The box answers member by member, beside each name; anyone else answers here.
+      if (allowed.has(type) && !this.targets(type)) out.push(this.button(type, label, { type }));
+    }
+    if (allowed.has("resign")) {
+      const targets = this.targets("resign");
+      const to = targets ? targets.filter((m) => this.resignChoice.get(m) !== false) : null;
+      const menu = h(
+        "details",
+        {
+          class: "resign",
+          "data-testid": "resign-menu",
+          open: this.resignOpen,
+          ontoggle: (ev) => {
+            this.resignOpen = ev.target.open;
+          },
+        },
+        h("summary", { "data-testid": "cmd-resign" }, "Resign\u2026"),
+        targets ? h("p", { class: "muted" }, "To the members chosen beside each name.") : null,
+        [1, 2, 3].map((level) =>
+          h(
+            "button",
+            {
+              type: "button",
+              "data-testid": `cmd-resign-${level}`,
+              disabled: this.sending || (to !== null && to.length === 0),
+              onclick: () => this.send(to ? { type: "resign", level, to } : { type: "resign", level }),
+            },
+            `Resign ${LEVELS[level]}`,
+          ),
+        ),
+      );
+      out.push(menu);
+    }
+    if (allowed.has("leave")) out.push(this.button("leave", "Leave the table", { type: "leave" }, { class: "secondary" }));
+    // The table's creator may seat a bot in a free seat, as the view says (docs/bots.md).
+    if (v.may_seat_bot) {
+      out.push(h("button", { type: "button", "data-testid": "seat-bot", class: "secondary", disabled: this.sending, onclick: () => this.seatBot() }, "Seat a bot"));
+    }
+    const perMember = ["take", "drop", "beaver", "accept", "decline"].some((t) => allowed.has(t) && this.targets(t));
+    if (perMember) {
+      out.push(h("p", { class: "hint", "data-testid": "answer-hint" }, "Answer each member beside their name in the line."));
+    }
+    replace(this.actions, out.length ? out : h("p", { class: "muted" }, this.waitingText()));
+  }
+
+  waitingText() {
+    const v = this.view;
+    const game = v.game;
+    if (!game) return "Nothing to do now.";
+    const waiting = (game.to_act || []).map((id) => this.nameOf(id));
+    return waiting.length ? `Waiting for ${waiting.join(", ")}.` : "Nothing to do now.";
+  }
+
+
+  choice(action, id, map, label) {
+    const box = h("input", {
+      type: "checkbox",
+      id: `${action}-target-${id}`,
+      "data-testid": `${action}-target-${id}`,
+      checked: map.get(id) !== false,
+      disabled: this.sending,
+      onchange: (ev) => {
+        map.set(id, ev.target.checked);
+        this.renderActions();
+      },
+    });
+    return h("span", { class: "field check" }, box, h("label", { for: `${action}-target-${id}` }, label));
+  }
+}

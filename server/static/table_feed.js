@@ -1,0 +1,100 @@
+// The table page's live feed (server/static/table.js): what it does with each message of the
+// table stream. Methods of the page, mixed into it (this file holds one concern of the page and
+// shares its fields: `view`, `me`, `feed`, `fetching`).
+//
+// A throw's message (`m`) says what every viewer's view says after it (their `allowed`, their
+// `targets` and whose turn it is, server/views/table.py's ThrowView), so the page follows a
+// throw without fetching the table and without rules of its own; every other event fetches it.
+
+import { api } from "./api.js";
+
+/** The view `view` (as `me`, an account id or null when not signed in) becomes after the throw
+ * of the stream message `msg`, from what its `m` says: who moves, the dice, the legal plays, the
+ * status and the clocks, and what this viewer's view says after it (`viewers[me]`, or
+ * `spectator` / `anonymous` for someone not at the table: `allowed`, `targets`, `turn`). Null
+ * when it cannot: no `m`, the thrower cannot move (the turn has passed: fetch the view), or
+ * `view` is not the version just before the throw. */
+export function followThrow(view, msg, me) {
+  const m = msg.m;
+  if (!m || !Array.isArray(m.plays) || !m.plays.length || !view || !view.game) return null;
+  if (view.version !== msg.v - 1) return null;
+  const after = me === null ? m.anonymous : (m.viewers && m.viewers[me]) || m.spectator;
+  if (!after) return null; // a server older than the page's: fetch the view
+  return {
+    ...view,
+    version: msg.v,
+    chain_head: msg.h ?? view.chain_head,
+    allowed: after.allowed,
+    targets: after.targets,
+    game: {
+      ...view.game,
+      phase: "move",
+      dice: m.dice,
+      legal_plays: m.plays,
+      on_roll: m.player,
+      to_act: [m.player],
+      status: m.status,
+      position_id: m.position_id,
+      turn: after.turn,
+    },
+    seed_window: null, // a game's first throw closes its seed window (docs/dice.md)
+    now: m.now,
+    clocks: m.clocks,
+  };
+}
+
+export class FeedGlue {
+  connection(state) {
+    this.feedOpen = state === "open";
+    if (state === "lost") this.notice("Connection lost \u2014 reconnecting\u2026");
+    else if (state === "open") {
+      this.notice(null);
+      // Whatever happened while away arrives as events; one fetch makes sure the view is fresh.
+      this.refetch();
+    }
+  }
+
+  event(msg) {
+    if (msg.s === "chat") {
+      this.chat.add(msg);
+      return;
+    }
+    if (msg.t === "game_ended" && msg.d) {
+      this.lastResult = msg.d;
+      this.renderResult();
+    }
+    if (this.applyThrow(msg)) return;
+    this.refetch();
+  }
+
+  /** A throw's message says what the table waits for now (`m`): the view follows it without
+   * fetching the table again. False when it cannot (see followThrow). */
+  applyThrow(msg) {
+    const view = followThrow(this.view, msg, this.me);
+    if (view === null) return false;
+    this.apply(view);
+    return true;
+  }
+
+  /** Fetch the view again; calls during a fetch coalesce into one more fetch after it. */
+  refetch() {
+    if (this.fetching) {
+      this.fetchAgain = true;
+      return this.fetching;
+    }
+    this.fetching = (async () => {
+      do {
+        this.fetchAgain = false;
+        try {
+          const view = await api.table(this.id);
+          if (!this.stopped) this.apply(view);
+        } catch (err) {
+          if (err.status !== 0) this.showError(err.message);
+        }
+      } while (this.fetchAgain && !this.stopped);
+    })().finally(() => {
+      this.fetching = null;
+    });
+    return this.fetching;
+  }
+}

@@ -1,0 +1,63 @@
+// The table page follows a throw from its stream message (server/static/table_feed.js): what
+// the viewer may send, the box's choices and whose turn it is come from the message, as the
+// server says them for that viewer; the page derives none of them.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+import { followThrow } from "../../server/static/table_feed.js";
+
+const view = {
+  version: 7,
+  chain_head: "aa",
+  allowed: ["chat", "double", "leave", "roll"],
+  targets: { double: ["cat"] },
+  seed_window: null,
+  game: { number: 1, phase: "roll", turn: 1, sides: [{ players: ["box"] }, { players: ["ann", "cat"] }], dice: null },
+};
+const play = { notation: "8/5 6/5", steps: [[[8, 5, false], [6, 5, false]]] };
+const m = {
+  player: "ann",
+  dice: [3, 1],
+  plays: [play],
+  status: "Waiting for Ann to move 3-1.",
+  position_id: "4HPwATDgc/ABMA",
+  now: 1000,
+  clocks: [],
+  viewers: {
+    ann: { allowed: ["chat", "leave", "move"], targets: {}, turn: 0 },
+    box: { allowed: ["chat", "leave"], targets: {}, turn: 1 },
+  },
+  spectator: { allowed: ["join"], targets: {}, turn: 0 },
+  anonymous: { allowed: [], targets: {}, turn: 0 },
+};
+const msg = { v: 8, h: "bb", t: "dice_rolled", m };
+
+describe("following a throw", () => {
+  it("takes each viewer's allowed, targets and turn from the message", () => {
+    const boxes = followThrow(view, msg, "box");
+    assert.deepEqual(boxes.allowed, ["chat", "leave"]);
+    assert.deepEqual(boxes.targets, {});
+    assert.equal(boxes.game.turn, 1);
+    assert.equal(boxes.version, 8);
+    assert.equal(boxes.chain_head, "bb");
+    assert.deepEqual(boxes.game.legal_plays, [play]);
+    assert.equal(boxes.game.phase, "move");
+    const anns = followThrow(view, msg, "ann");
+    assert.deepEqual(anns.allowed, ["chat", "leave", "move"]);
+    assert.equal(anns.game.turn, 0);
+  });
+
+  it("gives a watcher the spectator's or the anonymous viewer's", () => {
+    assert.deepEqual(followThrow(view, msg, "zed").allowed, ["join"]);
+    assert.deepEqual(followThrow(view, msg, null).allowed, []);
+  });
+
+  it("does not follow what it cannot", () => {
+    assert.equal(followThrow({ ...view, version: 6 }, msg, "box"), null); // a version missed
+    assert.equal(followThrow(view, { ...msg, m: { ...m, plays: [] } }, "box"), null); // a pass
+    assert.equal(followThrow(view, { ...msg, m: undefined }, "box"), null);
+    const { viewers, spectator, anonymous, ...older } = m; // a server that does not say
+    assert.equal(followThrow(view, { ...msg, m: older }, "box"), null);
+  });
+});
