@@ -25,12 +25,9 @@ from events.store.seed_store import SeedStore
 from events.store.subscription import LiveFeed
 from server.config import Config, load_seed_key, load_signing_key
 from server.database import server_database_url
-from server.http import analysis, heads, history, privacy, ratelimit, streams
-from server.http import bots as bh
-from server.http import handlers as h
+from server.http import analysis, heads, privacy, ratelimit, routes, streams
 from server.http import records as record_handlers
 from server.http import social as social_handlers
-from server.http import web as page
 from server.http.auth import ACCOUNTS, Accounts
 from server.http.problems import error_middleware
 from server.keys import (
@@ -49,7 +46,6 @@ from server.live.bots import BOTS, BotRunner, is_bot
 from server.live.presence import Presence
 from server.live.timers import Timers
 from server.metrics import Metrics
-from server.openapi import docs_page as api_docs
 from server.openapi import document as openapi
 from server.readmodels.lobby import Lobby
 
@@ -74,44 +70,9 @@ def create_app(config: Config | None = None) -> web.Application:
     app.cleanup_ctx.append(streams.watch_sessions)
     app.cleanup_ctx.append(loop_watch.watch_loop)
     app.on_shutdown.append(_close_sockets)
-    _routes(app)
-    return app
-
-
-def _routes(app: web.Application) -> None:
-    r = app.router
-    r.add_post("/accounts", h.register)
-    r.add_post("/sessions", h.login)
-    r.add_delete("/sessions", h.logout)
-    r.add_post("/tickets", h.ticket)
-    r.add_post("/guests", h.guest)
-    r.add_get("/me", h.me)
-    r.add_get("/tables", h.lobby)
-    r.add_post("/tables", h.create_table)
-    r.add_get("/tables/{table_id}", h.get_table)
-    r.add_post("/tables/{table_id}/commands", h.post_command)
-    r.add_post("/tables/{table_id}/bots", bh.seat_bot)
-    r.add_delete("/tables/{table_id}/bots/{bot_id}", bh.remove_bot)
-    r.add_get("/tables/{table_id}/ws", streams.websocket)
-    r.add_get("/tables/{table_id}/events", streams.sse)
-    r.add_get("/tables/{table_id}/audit", record_handlers.handle_audit)
-    r.add_get("/tables/{table_id}/history", history.handle_history)
-    r.add_get("/tables/{table_id}/replay", record_handlers.handle_replay)
-    r.add_get("/tables/{table_id}/export.mat", record_handlers.handle_export_mat)
-    r.add_get("/tables/{table_id}/analysis", analysis.handle_analysis)
-    r.add_get("/log", h.global_feed)
-    r.add_get("/log/heads", heads.log_heads)
-    r.add_get("/.well-known/chouette-signing-key", heads.signing_key)
-    r.add_get("/healthz", h.healthz)
-    r.add_get("/readyz", h.readyz)
-    r.add_get("/metrics", h.metrics)
-    r.add_get("/openapi.json", openapi.spec)
-    r.add_get("/docs", api_docs.docs)
-    r.add_get("/docs/static/{asset}", api_docs.docs_asset)
-    r.add_get("/", page.index)
-    r.add_get("/static/{path:.+}", page.static)
-    social_handlers.add_routes(app)
+    routes.add_routes(app)
     openapi.register_extras(app)
+    return app
 
 
 async def _database(app: web.Application) -> AsyncIterator[None]:

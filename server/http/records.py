@@ -24,7 +24,7 @@ from events.records.replay import decode_all, replayer_for
 from events.store.event_store import RecordedEvent
 from events.store.streams import table_stream
 from server.http import ratelimit
-from server.http.handlers import current_account, json_response, query_int, table_id_of
+from server.http.common import current_account, json_response, query_int, table_id_of
 from server.http.problems import Problem, not_found
 from server.keys import TABLES
 from server.views.replay import replay_view

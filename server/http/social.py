@@ -18,11 +18,11 @@ from typing import Any
 
 from aiohttp import web
 
-from server.http import privacy, ratelimit
-from server.http.handlers import current_account, json_response, query_int, table_id_of
+from events.store.errors import translate_errors
+from server.http import ratelimit
+from server.http.common import current_account, json_response, query_int, table_id_of
 from server.http.problems import bad_request, not_found
 from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, METRICS, TABLES
-from server.readmodels import accounts
 from server.readmodels.profiles import ProfilesProjector, chouette_winnings, player_profile
 from server.readmodels.ratings import (
     RatingsProjector,
@@ -33,7 +33,7 @@ from server.readmodels.ratings import (
 )
 from server.readmodels.rebuild import ReadModels
 
-__all__ = ["READ_MODELS", "add_routes", "read_models"]
+__all__ = ["READ_MODELS", "read_models"]
 
 READ_MODELS = web.AppKey("read_models", ReadModels)
 """The social read models' live projectors (set up with the database)."""
@@ -65,19 +65,6 @@ async def read_models(app: web.Application) -> AsyncIterator[None]:
         await models.stop()
 
 
-def add_routes(app: web.Application) -> None:
-    r = app.router
-    r.add_get("/players/{name}", player)
-    r.add_get("/tables/{table_id}/ratings", table_ratings)
-    r.add_get("/leaderboards/rating", rating_leaderboard)
-    r.add_get("/leaderboards/chouette", chouette_leaderboard)
-    r.add_post("/tables/{table_id}/invitations", privacy.create_invitation)
-    r.add_get("/tables/{table_id}/invitations", privacy.list_invitations)
-    r.add_delete("/tables/{table_id}/invitations/{invitation_id}", privacy.revoke_invitation)
-    r.add_post("/invitations", privacy.redeem_invitation)
-    r.add_get("/me/tables", privacy.my_tables)
-
-
 def _limit(request: web.Request) -> None:
     limits = request.app[ratelimit.LIMITS]
     limits.hit("social", limits.address(request))
@@ -95,22 +82,28 @@ async def player(request: web.Request) -> web.Response:
         )
     recent = query_int(request, "recent", 20, minimum=1, maximum=100)
     viewer = await current_account(request, required=False)
-    row = await accounts.player(request.app[ACCOUNTS_POOL], name)
+    with translate_errors():
+        row = await request.app[ACCOUNTS_POOL].fetchrow(
+            # A username, or an account id (the events name players by id): a username first.
+            "SELECT account_id, username, display_name, guest, bot, created_at FROM accounts"
+            " WHERE username = $1 OR account_id = $1 ORDER BY username = $1 DESC LIMIT 1",
+            name,
+        )
     if row is None:
         raise not_found(f"no player {name!r}")
     store = request.app[TABLES].store
-    account_id = row.account_id
+    account_id: str = row["account_id"]
     own = viewer is not None and viewer.account_id == account_id
     body: dict[str, Any] = {
         "account_id": account_id,
-        "username": row.username,
-        "display_name": row.display_name,
-        "joined": row.created_at,
-        "guest": row.guest,
-        "bot": row.bot,
+        "username": row["username"],
+        "display_name": row["display_name"],
+        "joined": row["created_at"],
+        "guest": row["guest"],
+        "bot": row["bot"],
     }
     body.update(await player_profile(store, account_id, show_private=own, recent=recent))
-    rated = not (row.guest or row.bot)
+    rated = not (row["guest"] or row["bot"])
     # A private table is the player's own business: to anyone else, its rated matches are
     # neither counted nor listed.
     body["rating"] = await player_rating(store, account_id, show_private=own) if rated else None

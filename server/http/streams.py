@@ -43,8 +43,16 @@ from events.store.errors import StoreError, StoreUnavailableError
 from events.store.event_store import RecordedEvent
 from events.store.streams import chat_stream, decode_recorded, table_stream
 from events.store.subscription import LiveFeed
-from server.http import auth, privacy, ratelimit
-from server.http import handlers as h
+from server.http import auth, privacy, ratelimit, wire
+from server.http.common import (
+    BIGINT_MAX,
+    CommandEnvelope,
+    bearer,
+    int_in_range,
+    query_int,
+    table_id_of,
+)
+from server.http.handlers import run_command
 from server.http.problems import Problem, bad_request, log_failure, to_problem, unauthorized
 from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, PRESENCE, SOCKETS, TABLES
 from server.live.background import running
@@ -52,8 +60,6 @@ from server.live.presence import Watcher
 from server.views.table import throw_view
 
 log = logging.getLogger("chouette.streams")
-
-_encoder = msgspec.json.Encoder()
 
 _K = TypeVar("_K")
 
@@ -69,13 +75,7 @@ class Resync(Exception):
         self.stream, self.asked, self.head, self.reason = stream, asked, head, reason
 
     def body(self) -> dict[str, object]:
-        return {
-            "ctl": "resync",
-            "stream": self.stream,
-            "asked": self.asked,
-            "version": self.head,
-            "reason": self.reason,
-        }
+        return wire.resync(self.stream, self.asked, self.head, self.reason)
 
 
 THROWS = frozenset({"opening_throw", "dice_rolled"})
@@ -106,10 +106,10 @@ class ThrowMessages:
         out = self._encoded.get(key)
         if out is not None:
             return out
-        msg = h.message(rec, "table", True, chain=True)
+        msg = wire.message(rec, "table", True, chain=True)
         if rec.type in THROWS:
             msg.m = await self.get(app, table_id, rec)
-        out = _encoder.encode(msg)
+        out = wire.encode(msg)
         self._encoded[key] = out
         while len(self._encoded) > self.size:
             self._encoded.popitem(last=False)
@@ -153,7 +153,7 @@ class ThrowMessages:
         thrower = getattr(event, "player", "")
         dice = getattr(event, "dice", (0, 0))
         view = throw_view(state, rec.type, thrower, tuple(dice), tables.now())
-        return None if view is None else msgspec.Raw(_encoder.encode(view))
+        return None if view is None else msgspec.Raw(wire.encode(view))
 
 
 THROW_MESSAGES = web.AppKey("throw_messages", ThrowMessages)
@@ -168,7 +168,7 @@ async def _stream_message(
         if throws is not None:
             return await throws.message(app, table_id, rec)
     visible = name != "chat" or _readable(rec, viewer)
-    return _encoder.encode(h.message(rec, name, visible, chain=True))
+    return wire.encode(wire.message(rec, name, visible, chain=True))
 
 
 def _readable(rec: RecordedEvent, viewer: str | None) -> bool:
@@ -308,7 +308,7 @@ async def _positions(
 
 def _int_param(request: web.Request, name: str) -> int:
     """A version to resume after: 0 to the largest a stream can have, or a 400 naming it."""
-    return h.query_int(request, name, 0)
+    return query_int(request, name, 0)
 
 
 # -- who is connecting ------------------------------------------------------------------------
@@ -457,7 +457,7 @@ async def _stream_session(request: web.Request) -> auth.Session | None:
     """Who connects: a ticket's session (the account was counted when it was issued), the
     header's (counted now), or nobody."""
     ticket = request.query.get("ticket")
-    token = h.bearer(request)  # a token in the URL is refused here
+    token = bearer(request)  # a token in the URL is refused here
     if ticket is not None:
         return await request.app[auth.ACCOUNTS].redeem_ticket(ticket)
     if token is None:
@@ -559,7 +559,7 @@ async def _announce(
     while True:
         await watcher.changed.wait()
         watcher.changed.clear()
-        await send(_encoder.encode(presence.message(table_id)))
+        await send(wire.encode(presence.message(table_id)))
 
 
 def _command_id(data: str | bytes) -> str | None:
@@ -581,7 +581,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     """``GET /tables/{id}/ws?after=N&chat_after=M``: events out, commands in."""
     async with _admitted(request) as session:
         # Who connects first (a bad ticket or token is a 401 whatever the path), then the path.
-        table_id = h.table_id_of(request)
+        table_id = table_id_of(request)
         return await _websocket(request, table_id, session)
 
 
@@ -599,7 +599,7 @@ async def _websocket(
         state = await _positions(request, table_id, after, chat_after, session)
     except Resync as r:
         await ws.prepare(request)
-        await ws.send_bytes(_encoder.encode(r.body()))
+        await ws.send_bytes(wire.encode(r.body()))
         await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"resync")
         return ws
     await ws.prepare(request)
@@ -654,13 +654,7 @@ async def _websocket(
                     if not await _still_valid(request, session, checked):
                         refused = unauthorized(auth.INVALID_TOKEN)
                         await ws.send_bytes(
-                            _encoder.encode(
-                                {
-                                    "ctl": "error",
-                                    "command_id": _command_id(msg.data),
-                                    "problem": refused.body(),
-                                }
-                            )
+                            wire.encode(wire.error(_command_id(msg.data), refused.body()))
                         )
                         await revoked()
                         break
@@ -669,19 +663,13 @@ async def _websocket(
                         # be answered for a table that does not exist, and the socket closes.
                         gone = privacy.no_table(table_id)
                         await ws.send_bytes(
-                            _encoder.encode(
-                                {
-                                    "ctl": "error",
-                                    "command_id": _command_id(msg.data),
-                                    "problem": gone.body(),
-                                }
-                            )
+                            wire.encode(wire.error(_command_id(msg.data), gone.body()))
                         )
                         await uninvited()
                         break
                     reply = await _ws_command(request, table_id, account, msg.data, arrival)
                 try:
-                    await ws.send_bytes(_encoder.encode(reply))
+                    await ws.send_bytes(wire.encode(reply))
                 except ConnectionError:
                     break  # the client went away before its answer: it resumes by version
                 # Not kept while the socket waits for its next command (seconds to hours):
@@ -710,17 +698,15 @@ async def _ws_command(
     """Run one command received on a socket; answer with its result or its problem."""
     command_id: str | None = None
     try:
-        body = msgspec.json.decode(data, type=h.CommandEnvelope)
+        body = msgspec.json.decode(data, type=CommandEnvelope)
         command_id = str(body.command_id)
         # After decoding, so that the refusal names the command id it answers.
         if account is None:
             raise unauthorized(
                 "connect with a ticket (or the Authorization header) to send commands"
             )
-        result = await h.run_command(request.app, table_id, account, body, arrival)
-        # The result's fields as they are (not to_builtins, which cannot take the events'
-        # msgspec.Raw payloads): the encoder writes them exactly as over HTTP.
-        return {"ctl": "result", **{f: getattr(result, f) for f in result.__struct_fields__}}
+        result = await run_command(request.app, table_id, account, body, arrival)
+        return wire.result(result)
     except Exception as exc:
         problem = to_problem(exc)
         if problem is None:
@@ -728,7 +714,7 @@ async def _ws_command(
             problem = Problem(500, "internal", "Internal error", "an unexpected error occurred")
         elif problem.status >= 500:
             log_failure(request, exc, command_id=command_id)
-        return {"ctl": "error", "command_id": command_id, "problem": problem.body()}
+        return wire.error(command_id, problem.body())
 
 
 def _last_event_id(request: web.Request) -> tuple[int, int]:
@@ -738,12 +724,12 @@ def _last_event_id(request: web.Request) -> tuple[int, int]:
     table, _, chat = raw.partition(".")
     try:
         return (
-            h.int_in_range("Last-Event-ID", table, 0, h.BIGINT_MAX),
-            h.int_in_range("Last-Event-ID", chat or "0", 0, h.BIGINT_MAX),
+            int_in_range("Last-Event-ID", table, 0, BIGINT_MAX),
+            int_in_range("Last-Event-ID", chat or "0", 0, BIGINT_MAX),
         )
     except Problem:
         raise bad_request(
-            f"Last-Event-ID must be '<table>.<chat>', two versions from 0 to {h.BIGINT_MAX},"
+            f"Last-Event-ID must be '<table>.<chat>', two versions from 0 to {BIGINT_MAX},"
             f" not {raw[:60]!r}",
             field="Last-Event-ID",
         ) from None
@@ -753,7 +739,7 @@ async def sse(request: web.Request) -> web.StreamResponse:
     """``GET /tables/{id}/events``: the same events as Server-Sent Events; ``id`` is
     ``<table version>.<chat version>`` so ``Last-Event-ID`` resumes both streams."""
     async with _admitted(request) as session:
-        table_id = h.table_id_of(request)
+        table_id = table_id_of(request)
         return await _sse(request, table_id, session)
 
 
@@ -769,7 +755,7 @@ async def _sse(
         state = await _positions(request, table_id, after, chat_after, session)
     except Resync as r:
         await resp.prepare(request)
-        await resp.write(b"event: resync\ndata: " + _encoder.encode(r.body()) + b"\n\n")
+        await resp.write(b"event: resync\ndata: " + wire.encode(r.body()) + b"\n\n")
         return resp
     await resp.prepare(request)
     metrics = request.app[METRICS]

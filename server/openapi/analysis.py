@@ -1,15 +1,14 @@
-"""The OpenAPI description of ``GET /tables/{id}/analysis`` (merged into
-:mod:`server.openapi.document`):
-its answer's types and its operation."""
+"""The types of ``GET /tables/{id}/analysis``'s answer, for the OpenAPI document (the operation
+is the route table's: :mod:`server.http.routes`)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta
 
-__all__ = ["Analysis", "paths"]
+__all__ = ["Analysis"]
 
 
 class AnalysisFigures(msgspec.Struct, kw_only=True):
@@ -71,54 +70,3 @@ class Analysis(msgspec.Struct, kw_only=True):
     thresholds: dict[str, float]
     players: dict[str, AnalysisPlayer]
     games: list[AnalysisGame]
-
-
-def paths(o: Any) -> dict[str, Any]:
-    """The operation, made with the pieces of :mod:`server.openapi.document` (passed in: ``o``)."""
-    return {
-        "/tables/{table_id}/analysis": {
-            "get": o._op(
-                "Record",
-                "Analyse the finished games",
-                "GNU Backgammon's analysis of every finished game of the table at `ply`: each"
-                " checker play and each close or actual cube decision with the action taken,"
-                " the best action and the equity lost (EMG), marked `error` from 0.04 and"
-                " `blunder` from 0.08; per player and per game the error rate (mEMG per"
-                " decision) and luck (EMG). In a chouette each member's cube is analysed as"
-                " their own game against the box, and the team's plays are credited to the"
-                " acting captain. Computed off the event loop and kept until another game"
-                " ends; never written to the table's log. Needs the server's optional extra"
-                " (`pip install 'chouette[gnubg]'`): without it, 501. Limited per address"
-                " (`CHOUETTE_RATE_ANALYSES`).",
-                {
-                    200: o._answer("The analysis", "Analysis"),
-                    400: o._problem("`ply` is not 0, 1 or 2 (`bad-request`)"),
-                    401: o._problem(o.BAD_TOKEN),
-                    404: o._problem(o.NO_TABLE),
-                    409: o._problem(
-                        "The table has finished no game yet: nothing to analyse"
-                        " (`no-finished-game`)"
-                    ),
-                    429: o._too_many(),
-                    501: o._problem(
-                        "The server has no GNU Backgammon module: install the extra, `pip"
-                        " install 'chouette[gnubg]'` (`analysis-unavailable`)"
-                    ),
-                    503: o._problem(
-                        f"{o.UNAVAILABLE}; or the analysis took longer than the server allows"
-                        " (`CHOUETTE_ANALYSIS_TIMEOUT`) or its worker stopped (`analysis-failed`)"
-                    ),
-                },
-                parameters=[
-                    o.TABLE,
-                    o._param(
-                        "ply",
-                        "query",
-                        {"type": "integer", "minimum": 0, "maximum": 2, "default": 0},
-                        "GNU Backgammon's evaluation depth: 0 (its neural nets), 1 or 2.",
-                    ),
-                ],
-                security=o.OPTIONAL_BEARER,
-            )
-        }
-    }

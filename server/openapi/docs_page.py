@@ -22,7 +22,7 @@ from swagger_ui.core import ApplicationDocument
 
 from server.http.problems import not_found
 
-__all__ = ["DOCS_PREFIX", "DocsPage", "docs", "docs_asset", "docs_page", "register"]
+__all__ = ["DOCS_PREFIX", "DocsPage", "docs", "docs_asset", "docs_page", "register", "spec"]
 
 DOCS_PREFIX = "/docs"
 
@@ -93,6 +93,7 @@ def docs_page() -> DocsPage:
 
 
 _DOCS_KEY = web.AppKey("openapi_docs", DocsPage)
+_SPEC_KEY = web.AppKey("openapi", bytes)
 
 
 def _csp(html: str) -> str:
@@ -110,9 +111,16 @@ def _csp(html: str) -> str:
     )
 
 
-def register(app: web.Application) -> None:
-    """Render the page once (it depends on the code only)."""
+def register(app: web.Application, document: bytes) -> None:
+    """Render the page once, and keep the OpenAPI ``document`` it shows (both depend on the
+    code only: :func:`server.openapi.document.register_extras`)."""
     app[_DOCS_KEY] = docs_page()
+    app[_SPEC_KEY] = document
+
+
+async def spec(request: web.Request) -> web.Response:
+    """``GET /openapi.json``: the document, as :func:`register` was given it."""
+    return web.Response(body=request.app[_SPEC_KEY], content_type="application/json")
 
 
 async def docs(request: web.Request) -> web.Response:

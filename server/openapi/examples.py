@@ -160,7 +160,7 @@ COMMAND_EXAMPLES = {
     "leave": _command("Leave the table", {"type": "leave"}),
 }
 """Examples of ``POST /tables/{table_id}/commands`` (each decodes as
-:class:`server.http.handlers.CommandEnvelope`)."""
+:class:`server.http.common.CommandEnvelope`)."""
 
 ACCOUNT_EXAMPLES = {
     "register": _example(

@@ -71,7 +71,7 @@ EventData = Annotated[
 EventMessageRef = Annotated[
     Any, Meta(extra_json_schema={"$ref": COMPONENT.format(name="EventMessage")})
 ]
-"""A :class:`server.http.handlers.EventMessage` (named, not imported: the handlers will import this
+"""A :class:`server.http.wire.EventMessage` (named, not imported: the handlers will import this
 module, and an import the other way would make a circle)."""
 
 # -- errors -----------------------------------------------------------------------------------

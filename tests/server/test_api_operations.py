@@ -12,7 +12,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 from conftest import Api, connect, samples
 
-from server.http.handlers import CommandEnvelope, CreateTableRequest, Login, Register
+from server.http.common import CommandEnvelope, CreateTableRequest, Login, Register
 from server.logs import JsonFormatter
 
 
