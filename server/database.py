@@ -19,7 +19,7 @@ import asyncpg
 from events.store.embedded import start_embedded, with_user
 from events.store.errors import StoreError, translate_errors
 from events.store.migrations import migrate
-from events.store.roles import SERVER_ROLE, allow_login, is_superuser
+from events.store.roles import SERVER_ROLE, allow_login, current_user, is_superuser
 from server.config import Config
 
 __all__ = ["SuperuserRefusedError", "migrate_as_owner", "server_database_url"]
@@ -95,9 +95,7 @@ async def server_database_url(config: Config, *, refuse_superuser: bool = True) 
     conn = await _connect(config.database_url)
     try:
         if refuse_superuser and not config.allow_superuser and await is_superuser(conn):
-            with translate_errors():
-                user = await conn.fetchval("SELECT current_user")
-            raise SuperuserRefusedError(str(user))
+            raise SuperuserRefusedError(await current_user(conn))
         # Nothing when it is migrated; a superuser (allowed) or the owner migrates it; for the
         # server's own role, an error that says to run `chouette migrate`.
         await migrate(conn)

@@ -35,6 +35,7 @@ from typing import Any, Final
 import asyncpg
 
 from events.records.audit import Failure, StreamAudit, StreamReport, TableReport
+from events.store import audit_reads as reads
 from events.store.chain import ZERO_HASH, stored_hash
 from events.store.errors import translate_errors
 from events.store.event_store import EventStore, RecordedEvent
@@ -54,65 +55,6 @@ __all__ = [
 
 PAGE: Final = 2000
 """Events read at a time."""
-
-_COLUMNS: Final = (
-    "stream_id, version, partition, position, type, schema_version, data, command_id, recorded_at"
-)
-"""The columns of a :class:`RecordedEvent`, in its field order."""
-_READ: Final = (
-    f"SELECT {_COLUMNS}, chain_version, prev_hash, hash FROM events"
-    " WHERE stream_id = $1 AND version > $2"
-    " ORDER BY version"
-)
-_HEADS: Final = (
-    "SELECT stream_id, version, head_hash FROM streams WHERE stream_id = ANY($1::text[])"
-)
-_ANY_EVENT: Final = "SELECT 1 FROM events WHERE stream_id = $1 LIMIT 1"
-_COUNT: Final = "SELECT count(*) FROM events WHERE stream_id = $1"
-_COMMANDS: Final = (
-    "SELECT command_id, stream_id, first_version, last_version FROM commands"
-    " WHERE command_id = ANY($1::uuid[])"
-)
-# Every stream that has events or says it has (a loose index scan of the events' stream ids:
-# one index probe per stream, not a read of the whole table), grouped by table.
-_STREAMS: Final = r"""
-WITH RECURSIVE ids AS (
-    (SELECT stream_id FROM events ORDER BY stream_id LIMIT 1)
-    UNION ALL
-    SELECT (SELECT e.stream_id FROM events e WHERE e.stream_id > ids.stream_id
-            ORDER BY e.stream_id LIMIT 1)
-    FROM ids WHERE ids.stream_id IS NOT NULL
-)
-SELECT stream_id FROM (
-    SELECT stream_id FROM ids WHERE stream_id IS NOT NULL
-    UNION
-    SELECT stream_id FROM streams WHERE version > 0
-) s
-ORDER BY regexp_replace(stream_id, '^(table|chat)-', '') COLLATE "C", stream_id COLLATE "C"
-"""
-# The commands rows that do not point inside their stream's events (one index probe a row).
-_BAD_COMMANDS: Final = """
-SELECT c.command_id, c.stream_id, c.first_version, c.last_version, h.top
-FROM commands c
-LEFT JOIN LATERAL (SELECT max(e.version) AS top FROM events e WHERE e.stream_id = c.stream_id) h
-    ON true
-WHERE h.top IS NULL OR c.last_version > h.top OR c.first_version < 1
-    OR c.first_version > c.last_version
-"""
-_LOG: Final = """
-SELECT coalesce(p.partition, e.partition) AS partition, p.head, coalesce(e.n, 0) AS n,
-       coalesce(e.top, 0) AS top, coalesce(e.low, 0) AS low
-FROM log_partitions p
-FULL JOIN (SELECT partition, count(*) AS n, max(position) AS top, min(position) AS low
-           FROM events GROUP BY partition) e
-    USING (partition)
-ORDER BY 1
-"""
-_FIRST_HOLE: Final = """
-SELECT min(e.position) + 1 FROM events e
-WHERE e.partition = $1 AND e.position < $2
-  AND NOT EXISTS (SELECT 1 FROM events f WHERE f.partition = $1 AND f.position = e.position + 1)
-"""
 
 _Progress = Callable[[int], None] | None
 
@@ -274,7 +216,7 @@ class TableAudit:
         """Read and audit the events appended since the last read (all, the first time), in
         the caller's transaction (repeatable read, for one snapshot). False when the table
         does not exist (its play stream has no event and no version)."""
-        rows = await conn.fetch(_HEADS, self._names)
+        rows = await reads.stream_heads(conn, self._names)
         heads = {r["stream_id"]: r for r in rows}
         for name in self._names:
             s = self._streams.get(name)
@@ -285,7 +227,7 @@ class TableAudit:
                 and not self._explicit
                 and name != self._names[0]
                 and not (head is not None and head["version"])
-                and not await conn.fetchval(_ANY_EVENT, name)
+                and not await reads.has_events(conn, name)
             ):
                 continue
             s = self._stream(name)
@@ -298,7 +240,7 @@ class TableAudit:
         after = s.read
         while True:
             again: int | None = None
-            cursor = await conn.cursor(_READ, s.name, after)
+            cursor = await reads.events_after(conn, s.name, after)
             while rows := await cursor.fetch(PAGE):
                 records = [RecordedEvent(*tuple(r)[:9]) for r in rows]
                 new = [r for r in rows if r["version"] > s.read]
@@ -320,7 +262,7 @@ class TableAudit:
     ) -> None:
         """Note the ``commands`` row of these events that reaches furthest: it must not point
         past the stream's last event (checked in :meth:`_Stream.report`)."""
-        rows = await conn.fetch(_COMMANDS, list({r.command_id for r in records}))
+        rows = await reads.command_rows(conn, list({r.command_id for r in records}))
         for row in rows:
             if row["stream_id"] != s.name:
                 continue
@@ -427,7 +369,7 @@ async def audit_all(store: EventStore, progress: _Progress = None) -> StoreAudit
         async for table_id, streams in _tables(conn):
             if table_id is None:
                 for name in streams:
-                    n = await conn.fetchval(_COUNT, name)
+                    n = await reads.count_events(conn, name)
                     result.store.append(
                         {"stream": name, "reason": f"not a table's stream ({n} events)"}
                     )
@@ -447,7 +389,7 @@ async def audit_all(store: EventStore, progress: _Progress = None) -> StoreAudit
 
 async def _tables(conn: asyncpg.Connection) -> AsyncIterator[tuple[str | None, list[str]]]:
     """Each table id with its streams, in id order; streams of no table come with None."""
-    cursor = await conn.cursor(_STREAMS)
+    cursor = await reads.all_streams(conn)
     table: str | None = None
     streams: list[str] = []
     while rows := await cursor.fetch(1000):
@@ -468,7 +410,7 @@ async def _tables(conn: asyncpg.Connection) -> AsyncIterator[tuple[str | None, l
 async def _bad_commands(conn: asyncpg.Connection) -> dict[str, list[Failure]]:
     """The first ``commands`` row of each stream that does not point inside its events."""
     found: dict[str, list[Failure]] = {}
-    cursor = await conn.cursor(_BAD_COMMANDS)
+    cursor = await reads.bad_commands(conn)
     while rows := await cursor.fetch(1000):
         for r in rows:
             if r["stream_id"] in found:
@@ -496,7 +438,7 @@ async def check_log(store: EventStore) -> list[dict[str, Any]]:
 
 async def _check_log(conn: asyncpg.Connection) -> list[dict[str, Any]]:
     problems = []
-    for r in await conn.fetch(_LOG):
+    for r in await reads.log_partitions(conn):
         head, n, top = r["head"], int(r["n"]), int(r["top"])
         if head is not None and n == head and top == head:
             continue
@@ -519,7 +461,7 @@ async def _check_log(conn: asyncpg.Connection) -> list[dict[str, Any]]:
         if n and r["low"] > 1:
             hole = 1
         elif n < top:
-            hole = await conn.fetchval(_FIRST_HOLE, r["partition"], top)
+            hole = await reads.first_hole(conn, r["partition"], top)
         if hole is None and head is not None and head > top:
             hole = top + 1
         if hole is not None:
@@ -576,7 +518,7 @@ class AuditCache:
     ) -> TableReport | None:
         audit, report = cached.audit, cached.report
         if audit is not None and report is not None:
-            rows = await conn.fetch(_HEADS, [table_stream(table_id), chat_stream(table_id)])
+            rows = await reads.stream_heads(conn, [table_stream(table_id), chat_stream(table_id)])
             heads = {
                 r["stream_id"]: (int(r["version"]), bytes(r["head_hash"]))
                 for r in rows

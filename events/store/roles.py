@@ -17,7 +17,7 @@ import asyncpg
 
 from events.store.errors import translate_errors
 
-__all__ = ["SERVER_ROLE", "allow_login", "is_superuser"]
+__all__ = ["SERVER_ROLE", "allow_login", "current_user", "is_superuser"]
 
 SERVER_ROLE: Final = "chouette_server"
 """The server's role, created by the migrations (cluster-wide, shared by every database)."""
@@ -29,6 +29,12 @@ async def is_superuser(conn: asyncpg.Connection) -> bool:
         return bool(
             await conn.fetchval("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
         )
+
+
+async def current_user(conn: asyncpg.Connection) -> str:
+    """The role ``conn`` is logged in as."""
+    with translate_errors():
+        return str(await conn.fetchval("SELECT current_user"))
 
 
 async def allow_login(owner: asyncpg.Connection) -> None:

@@ -336,7 +336,7 @@ async def _audit(args: argparse.Namespace, store: EventStore) -> int:
     started = time.perf_counter()
     if args.all:
         # The total is the log's word; the tables are found from the events themselves.
-        total = await store.pool.fetchval("SELECT coalesce(sum(head), 0) FROM log_partitions")
+        total = sum((await store.partition_heads()).values())
         bar = Progress(int(total), "audit")
         result = await audit_all(store, bar.advance)
     else:
@@ -455,7 +455,7 @@ async def _audit_against(args: argparse.Namespace, store: EventStore) -> int:
 
 
 async def _heads(args: argparse.Namespace, store: EventStore) -> int:
-    total = await store.pool.fetchval("SELECT coalesce(sum(head), 0) FROM log_partitions")
+    total = sum((await store.partition_heads()).values())
     bar = Progress(int(total), "heads")
     document = await make_heads(store, RunningHashes(), streams=True, progress=bar.advance)
     bar.close()

@@ -6,8 +6,9 @@ analyse_table`'s document. :class:`Analyses` computes it in a **process pool** o
 process, and its analysis would hold the event loop for seconds), within
 ``CHOUETTE_ANALYSIS_TIMEOUT`` seconds (a worker that takes longer is killed: 503), one request
 per table and ply at a time (a second asking meanwhile waits for the first's result), and keeps
-it in the table ``analyses`` (migration 018) for the table's log up to its last game end: until
-another game ends, the analysis is read from there. The table's log is only read.
+it in the table ``analyses`` (migration 018, :mod:`server.readmodels.analyses`) for the table's
+log up to its last game end: until another game ends, the analysis is read from there. The
+table's log is only read.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from server.http import ratelimit
 from server.http.common import current_account, query_int, table_id_of
 from server.http.problems import Problem, not_found
 from server.live.bots import kill_pool
+from server.readmodels.analyses import cached_analysis, keep_analysis
 
 __all__ = [
     "ANALYSES",
@@ -124,14 +126,9 @@ class Analyses:
             raise no_finished_game(table_id)
         version = records[upto - 1].version
         pool = self.store.pool
-        row = await pool.fetchrow(
-            "SELECT doc::text FROM analyses WHERE table_id = $1 AND ply = $2 AND version = $3",
-            table_id,
-            ply,
-            version,
-        )
-        if row is not None:
-            return str(row[0]).encode()
+        kept = await cached_analysis(pool, table_id, ply, version)
+        if kept is not None:
+            return kept.encode()
         loop = asyncio.get_running_loop()
         try:
             future = loop.run_in_executor(self._executor(), analyse_worker, events[:upto], ply)
@@ -148,16 +145,7 @@ class Analyses:
             raise Problem(
                 503, "analysis-failed", "Analysis failed", f"the analysis {why}: try again later"
             ) from None
-        await pool.execute(
-            "INSERT INTO analyses (table_id, ply, version, doc) VALUES ($1, $2, $3, $4::jsonb)"
-            " ON CONFLICT (table_id, ply) DO UPDATE SET version = excluded.version,"
-            " doc = excluded.doc, computed_at = now()"
-            " WHERE analyses.version < excluded.version",
-            table_id,
-            ply,
-            version,
-            doc.decode(),
-        )
+        await keep_analysis(pool, table_id, ply, version, doc.decode())
         return doc
 
     def _reset(self) -> None:

@@ -27,16 +27,17 @@ import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 import asyncpg
 from aiohttp import web
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from events.store.errors import translate_errors
 from server.config import Config
 from server.http.problems import Problem, unauthorized
+from server.readmodels import accounts
+from server.readmodels.accounts import Account, StoredPassword
 
 T = TypeVar("T")
 
@@ -48,31 +49,12 @@ ARGON2_MEMORY_KIB, ARGON2_TIME, ARGON2_LANES = 19 * 1024, 2, 1
 
 
 @dataclass(frozen=True, slots=True)
-class Account:
-    account_id: str
-    username: str
-    display_name: str
-    guest: bool = False
-
-
-@dataclass(frozen=True, slots=True)
 class Session:
     """Who a request or a socket acts for, and the token that says so (its SHA-256), so that a
     socket can check the token is still good."""
 
     account: Account
     token_hash: bytes
-
-
-class StoredPassword(NamedTuple):
-    """A password hash as the accounts table has it: Argon2id, or scrypt from before."""
-
-    phc: str | None
-    scrypt_hash: bytes | None
-    salt: bytes | None
-    n: int | None
-    r: int | None
-    p: int | None
 
 
 def scrypt_hash(
@@ -178,16 +160,8 @@ class Accounts:
 
     # -- accounts and tokens ---------------------------------------------------------------
 
-    async def _issue_token(self, conn: asyncpg.Connection, account: Account) -> str:
-        token = secrets.token_urlsafe(32)
-        await conn.execute(
-            "INSERT INTO tokens (token_hash, account_id, expires_at)"
-            " VALUES ($1, $2, now() + make_interval(secs => $3))",
-            token_hash(token),
-            account.account_id,
-            self.guest_token_ttl if account.guest else self.token_ttl,
-        )
-        return token
+    def _ttl(self, account: Account) -> float:
+        return self.guest_token_ttl if account.guest else self.token_ttl
 
     async def register(
         self, username: str, password: str, display_name: str = ""
@@ -198,26 +172,17 @@ class Accounts:
         """
         phc = await self._off_loop(self.hasher.hash, password)
         account = Account(f"u_{uuid.uuid4().hex}", username, display_name or username)
-        with translate_errors():
-            async with self.pool.acquire() as conn, conn.transaction():
-                try:
-                    await conn.execute(
-                        "INSERT INTO accounts (account_id, username, display_name, password_phc)"
-                        " VALUES ($1, $2, $3, $4)",
-                        account.account_id,
-                        username,
-                        account.display_name,
-                        phc,
-                    )
-                except asyncpg.UniqueViolationError as e:
-                    raise Problem(
-                        409,
-                        "username-taken",
-                        "Username taken",
-                        f"the username {username!r} is taken",
-                        field="username",
-                    ) from e
-                token = await self._issue_token(conn, account)
+        token = secrets.token_urlsafe(32)
+        if not await accounts.create_account(
+            self.pool, account, phc, token_hash(token), self._ttl(account)
+        ):
+            raise Problem(
+                409,
+                "username-taken",
+                "Username taken",
+                f"the username {username!r} is taken",
+                field="username",
+            )
         return account, token
 
     async def guest(self, display_name: str = "") -> tuple[Account, str]:
@@ -226,16 +191,8 @@ class Accounts:
         account = Account(
             f"g_{uuid.uuid4().hex}", f"guest-{suffix}", display_name or f"Guest {suffix}", True
         )
-        with translate_errors():
-            async with self.pool.acquire() as conn, conn.transaction():
-                await conn.execute(
-                    "INSERT INTO accounts (account_id, username, display_name, guest)"
-                    " VALUES ($1, $2, $3, true)",
-                    account.account_id,
-                    account.username,
-                    account.display_name,
-                )
-                token = await self._issue_token(conn, account)
+        token = secrets.token_urlsafe(32)
+        await accounts.create_guest(self.pool, account, token_hash(token), self._ttl(account))
         return account, token
 
     async def bot(self, account_id: str, strength: str, display_name: str) -> Account:
@@ -244,15 +201,7 @@ class Accounts:
         if not account_id.startswith("b_"):
             raise ValueError(f"a bot's account id starts b_, not {account_id!r}")
         account = Account(account_id, f"bot-{account_id[2:14]}", display_name)
-        with translate_errors():
-            await self.pool.execute(
-                "INSERT INTO accounts (account_id, username, display_name, bot, bot_strength)"
-                " VALUES ($1, $2, $3, true, $4) ON CONFLICT (account_id) DO NOTHING",
-                account.account_id,
-                account.username,
-                display_name,
-                strength,
-            )
+        await accounts.create_bot(self.pool, account, strength)
         return account
 
     async def login(self, username: str, password: str) -> tuple[Account, str]:
@@ -260,36 +209,16 @@ class Accounts:
 
         :raises Problem: 401 for an unknown user or a wrong password (the same message for both).
         """
-        with translate_errors():
-            row = await self.pool.fetchrow(
-                "SELECT account_id, username, display_name, password_phc, password_hash, salt,"
-                " scrypt_n, scrypt_r, scrypt_p FROM accounts WHERE username = $1 AND NOT guest",
-                username,
-            )
-        stored = None
-        if row is not None:
-            stored = StoredPassword(
-                row["password_phc"],
-                row["password_hash"],
-                row["salt"],
-                row["scrypt_n"],
-                row["scrypt_r"],
-                row["scrypt_p"],
-            )
+        found = await accounts.password_of(self.pool, username)
+        stored = None if found is None else found[1]
         matched, rehashed = await self._off_loop(self._verify, stored, password)
-        if row is None or not matched:
+        if found is None or not matched:
             raise unauthorized("wrong username or password")
-        account = Account(row["account_id"], row["username"], row["display_name"])
-        with translate_errors():
-            async with self.pool.acquire() as conn, conn.transaction():
-                if rehashed is not None:
-                    await conn.execute(
-                        "UPDATE accounts SET password_phc = $2, password_hash = NULL, salt = NULL,"
-                        " scrypt_n = NULL, scrypt_r = NULL, scrypt_p = NULL WHERE account_id = $1",
-                        account.account_id,
-                        rehashed,
-                    )
-                token = await self._issue_token(conn, account)
+        account = found[0]
+        token = secrets.token_urlsafe(32)
+        await accounts.log_in(
+            self.pool, account.account_id, rehashed, token_hash(token), self._ttl(account)
+        )
         return account, token
 
     async def session(self, token: str) -> Session:
@@ -298,16 +227,10 @@ class Accounts:
         :raises Problem: 401 for an unknown, expired or revoked token.
         """
         digest = token_hash(token)
-        with translate_errors():
-            row = await self.pool.fetchrow(
-                "SELECT a.account_id, a.username, a.display_name, a.guest FROM tokens t"
-                " JOIN accounts a USING (account_id) WHERE t.token_hash = $1"
-                " AND t.revoked_at IS NULL AND t.expires_at > now()",
-                digest,
-            )
-        if row is None:
+        account = await accounts.account_of_token(self.pool, digest)
+        if account is None:
             raise unauthorized(INVALID_TOKEN)
-        return Session(_account(row), digest)
+        return Session(account, digest)
 
     async def authenticate(self, token: str) -> Account:
         """The account a bearer token belongs to (see :meth:`session`)."""
@@ -315,13 +238,7 @@ class Accounts:
 
     async def valid_tokens(self, hashes: Iterable[bytes]) -> set[bytes]:
         """Those of the token hashes that are neither revoked nor expired."""
-        with translate_errors():
-            rows = await self.pool.fetch(
-                "SELECT token_hash FROM tokens WHERE token_hash = ANY($1::bytea[])"
-                " AND revoked_at IS NULL AND expires_at > now()",
-                list(hashes),
-            )
-        return {bytes(r["token_hash"]) for r in rows}
+        return await accounts.valid_tokens(self.pool, hashes)
 
     async def is_valid(self, digest: bytes) -> bool:
         return bool(await self.valid_tokens([digest]))
@@ -329,37 +246,21 @@ class Accounts:
     async def revoke(self, token: str) -> None:
         """Revoke a token (logging out)."""
         self.revocations += 1
-        with translate_errors():
-            await self.pool.execute(
-                "UPDATE tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL",
-                token_hash(token),
-            )
+        await accounts.revoke_token(self.pool, token_hash(token))
 
     async def revoke_all(self, account_id: str) -> int:
         """Revoke every token of an account (logging out everywhere); how many were live."""
         self.revocations += 1
-        with translate_errors():
-            status = await self.pool.execute(
-                "UPDATE tokens SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL",
-                account_id,
-            )
-        return int(status.rsplit(" ", 1)[-1])
+        return await accounts.revoke_account_tokens(self.pool, account_id)
 
     # -- tickets ---------------------------------------------------------------------------
 
     async def issue_ticket(self, session: Session) -> str:
         """A ticket for one stream connection as ``session`` (expired ones are swept here)."""
         ticket = secrets.token_urlsafe(32)
-        with translate_errors():
-            async with self.pool.acquire() as conn, conn.transaction():
-                await conn.execute("DELETE FROM stream_tickets WHERE expires_at < now()")
-                await conn.execute(
-                    "INSERT INTO stream_tickets (ticket_hash, token_hash, expires_at)"
-                    " VALUES ($1, $2, now() + make_interval(secs => $3))",
-                    token_hash(ticket),
-                    session.token_hash,
-                    self.ticket_ttl,
-                )
+        await accounts.store_ticket(
+            self.pool, token_hash(ticket), session.token_hash, self.ticket_ttl
+        )
         return ticket
 
     async def redeem_ticket(self, ticket: str) -> Session:
@@ -368,22 +269,10 @@ class Accounts:
         :raises Problem: 401 for an unknown, used or expired ticket, or one whose token has
             since been revoked or has expired.
         """
-        with translate_errors():
-            row = await self.pool.fetchrow(
-                "WITH used AS (DELETE FROM stream_tickets WHERE ticket_hash = $1"
-                " RETURNING token_hash, expires_at)"
-                " SELECT u.token_hash, a.account_id, a.username, a.display_name, a.guest"
-                " FROM used u JOIN tokens t USING (token_hash) JOIN accounts a USING (account_id)"
-                " WHERE u.expires_at > now() AND t.revoked_at IS NULL AND t.expires_at > now()",
-                token_hash(ticket),
-            )
-        if row is None:
+        found = await accounts.account_of_ticket(self.pool, token_hash(ticket))
+        if found is None:
             raise unauthorized(INVALID_TICKET)
-        return Session(_account(row), bytes(row["token_hash"]))
-
-
-def _account(row: asyncpg.Record) -> Account:
-    return Account(row["account_id"], row["username"], row["display_name"], row["guest"])
+        return Session(*found)
 
 
 ACCOUNTS = web.AppKey("accounts", Accounts)

@@ -32,11 +32,11 @@ from msgspec import Meta
 
 from events.domain.table import TableNotFoundError
 from events.domain.types import END_OF_STRING
-from events.store.errors import translate_errors
 from server.http import auth, ratelimit
 from server.http.common import current_account, decode_body, json_response, table_id_of
 from server.http.problems import Problem, bad_request, forbidden, not_found
 from server.keys import ACCOUNTS_POOL, TABLES
+from server.readmodels import invitations
 
 __all__ = [
     "guard",
@@ -74,11 +74,7 @@ async def _private_creator(app: web.Application, table_id: str) -> str | None:
     state = app[TABLES].cached(table_id)
     if state is not None and state.version and not state.options.private:
         return None
-    with translate_errors():
-        creator: str | None = await app[ACCOUNTS_POOL].fetchval(
-            "SELECT created_by FROM private_tables WHERE table_id = $1", table_id
-        )
-    return creator
+    return await invitations.private_creator(app[ACCOUNTS_POOL], table_id)
 
 
 async def may_see(app: web.Application, table_id: str, account_id: str | None) -> bool:
@@ -90,14 +86,7 @@ async def may_see(app: web.Application, table_id: str, account_id: str | None) -
         return False
     if account_id == creator:
         return True
-    with translate_errors():
-        invited = await app[ACCOUNTS_POOL].fetchval(
-            "SELECT 1 FROM table_access a JOIN table_invitations i USING (invitation_id)"
-            " WHERE a.table_id = $1 AND a.account_id = $2 AND i.revoked_at IS NULL",
-            table_id,
-            account_id,
-        )
-    if invited:
+    if await invitations.has_live_invitation(app[ACCOUNTS_POOL], table_id, account_id):
         return True
     tables = app[TABLES]
     state = tables.cached(table_id) or await tables.state(table_id)
@@ -116,15 +105,6 @@ def _played_at(app: web.Application, table_id: str, account_id: str) -> bool:
     return state is not None and any(p == account_id for p, _ in state.names)
 
 
-_STILL_INVITED = (
-    "SELECT q.table_id, q.account_id FROM unnest($1::text[], $2::text[]) AS q (table_id,"
-    " account_id) WHERE EXISTS (SELECT 1 FROM private_tables p WHERE p.table_id = q.table_id"
-    " AND p.created_by = q.account_id) OR EXISTS (SELECT 1 FROM table_access a"
-    " JOIN table_invitations i USING (invitation_id) WHERE a.table_id = q.table_id"
-    " AND a.account_id = q.account_id AND i.revoked_at IS NULL)"
-)
-
-
 async def still_see(
     app: web.Application, pairs: Collection[tuple[str, str]]
 ) -> set[tuple[str, str]]:
@@ -141,11 +121,7 @@ async def still_see(
     asked = [pair for pair in pairs if pair not in out]
     if not asked:
         return out
-    with translate_errors():
-        rows = await app[ACCOUNTS_POOL].fetch(
-            _STILL_INVITED, [t for t, _ in asked], [a for _, a in asked]
-        )
-    out.update((r["table_id"], r["account_id"]) for r in rows)
+    out.update(await invitations.still_invited(app[ACCOUNTS_POOL], asked))
     tables = app[TABLES]
     for table_id, account_id in asked:
         if (table_id, account_id) in out:
@@ -224,15 +200,9 @@ async def create_invitation(request: web.Request) -> web.Response:
     table_id, account = await _creator_of(request)
     code = secrets.token_urlsafe(CODE_BYTES)
     invitation_id = uuid.uuid4().hex
-    with translate_errors():
-        created = await request.app[ACCOUNTS_POOL].fetchval(
-            "INSERT INTO table_invitations (invitation_id, code_hash, table_id, created_by)"
-            " VALUES ($1, $2, $3, $4) RETURNING created_at",
-            invitation_id,
-            _code_hash(code),
-            table_id,
-            account.account_id,
-        )
+    created = await invitations.create_invitation(
+        request.app[ACCOUNTS_POOL], invitation_id, _code_hash(code), table_id, account.account_id
+    )
     return json_response(
         {
             "invitation_id": invitation_id,
@@ -248,21 +218,15 @@ async def create_invitation(request: web.Request) -> web.Response:
 async def list_invitations(request: web.Request) -> web.Response:
     """``GET /tables/{id}/invitations``: the table's invitations (never their codes)."""
     table_id, _ = await _creator_of(request)
-    with translate_errors():
-        rows = await request.app[ACCOUNTS_POOL].fetch(
-            "SELECT i.invitation_id, i.created_at, i.revoked_at, count(a.account_id) AS used"
-            " FROM table_invitations i LEFT JOIN table_access a USING (invitation_id)"
-            " WHERE i.table_id = $1 GROUP BY i.invitation_id ORDER BY i.created_at",
-            table_id,
-        )
+    rows = await invitations.invitations(request.app[ACCOUNTS_POOL], table_id)
     return json_response(
         {
             "invitations": [
                 {
-                    "invitation_id": r["invitation_id"],
-                    "created_at": r["created_at"],
-                    "revoked_at": r["revoked_at"],
-                    "redeemed_by": r["used"],
+                    "invitation_id": r.invitation_id,
+                    "created_at": r.created_at,
+                    "revoked_at": r.revoked_at,
+                    "redeemed_by": r.redeemed_by,
                 }
                 for r in rows
             ]
@@ -279,14 +243,7 @@ async def revoke_invitation(request: web.Request) -> web.Response:
     invitation_id = request.match_info["invitation_id"]
     if len(invitation_id) != 32 or not all(ch in "0123456789abcdef" for ch in invitation_id):
         raise not_found(f"no invitation {invitation_id[:40]!r}")
-    with translate_errors():
-        done = await request.app[ACCOUNTS_POOL].fetchval(
-            "UPDATE table_invitations SET revoked_at = coalesce(revoked_at, now())"
-            " WHERE invitation_id = $1 AND table_id = $2 RETURNING 1",
-            invitation_id,
-            table_id,
-        )
-    if done is None:
+    if not await invitations.revoke_invitation(request.app[ACCOUNTS_POOL], invitation_id, table_id):
         raise not_found(f"no invitation {invitation_id!r}")
     return web.Response(status=204)
 
@@ -299,27 +256,11 @@ async def redeem_invitation(request: web.Request) -> web.Response:
     account = await current_account(request)
     assert account is not None
     body = await decode_body(request, RedeemRequest)
-    pool = request.app[ACCOUNTS_POOL]
-    with translate_errors():
-        async with pool.acquire() as conn, conn.transaction():
-            row = await conn.fetchrow(
-                "SELECT invitation_id, table_id FROM table_invitations"
-                " WHERE code_hash = $1 AND revoked_at IS NULL",
-                _code_hash(body.code),
-            )
-            if row is None:
-                raise not_found("this invitation is unknown or was revoked")
-            # One row per invitation redeemed: revoking one code leaves the access another
-            # gave (sql/021_invitation_access.sql); a code redeemed again keeps its first row.
-            await conn.execute(
-                "INSERT INTO table_access (table_id, account_id, invitation_id)"
-                " VALUES ($1, $2, $3) ON CONFLICT (table_id, account_id, invitation_id)"
-                " DO NOTHING",
-                row["table_id"],
-                account.account_id,
-                row["invitation_id"],
-            )
-    table_id: str = row["table_id"]
+    table_id = await invitations.redeem(
+        request.app[ACCOUNTS_POOL], _code_hash(body.code), account.account_id
+    )
+    if table_id is None:
+        raise not_found("this invitation is unknown or was revoked")
     state = await request.app[TABLES].state(table_id)
     return json_response(
         {
@@ -342,29 +283,16 @@ async def my_tables(request: web.Request) -> web.Response:
     if len(name) > 100 or any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name):
         raise bad_request("name is up to 100 characters, without control characters", field="name")
     words = name.split()
-    with translate_errors():
-        rows = await request.app[ACCOUNTS_POOL].fetch(
-            "SELECT p.table_id, p.created_by, p.created_at, t.kind, t.name FROM private_tables p"
-            " LEFT JOIN profile_tables t USING (table_id) WHERE (p.created_by = $1"
-            " OR EXISTS (SELECT 1 FROM table_access a JOIN table_invitations i"
-            " USING (invitation_id) WHERE a.table_id = p.table_id AND a.account_id = $1"
-            " AND i.revoked_at IS NULL)"
-            " OR EXISTS (SELECT 1 FROM profile_table_players pp WHERE pp.table_id = p.table_id"
-            " AND pp.player = $1))"
-            " AND t.table_id IS NOT NULL"
-            " AND NOT EXISTS (SELECT 1 FROM unnest($2::text[]) AS w (word)"
-            " WHERE strpos(lower(t.name), lower(w.word)) = 0)"
-            " ORDER BY p.created_at DESC LIMIT 200",
-            account.account_id,
-            words,
-        )
+    rows = await invitations.visible_private_tables(
+        request.app[ACCOUNTS_POOL], account.account_id, words
+    )
     tables: list[dict[str, Any]] = [
         {
-            "table_id": r["table_id"],
-            "kind": r["kind"],
-            "name": r["name"],
-            "mine": r["created_by"] == account.account_id,
-            "page": f"/#/table/{r['table_id']}",
+            "table_id": r.table_id,
+            "kind": r.kind,
+            "name": r.name,
+            "mine": r.created_by == account.account_id,
+            "page": f"/#/table/{r.table_id}",
         }
         for r in rows
     ]

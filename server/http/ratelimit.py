@@ -7,7 +7,8 @@ the bucket empty is refused with a ``429`` problem whose ``Retry-After`` says wh
 comes. The buckets are this process's memory (a few dozen bytes a key, at most
 :data:`MAX_KEYS` per limit, the least recently used forgotten first, which only ever forgives);
 the caps on open sockets are this process's counts, and the cap on open tables is counted in
-the database (:func:`reserve_table`), so it holds across processes.
+the database (:func:`reserve_table`, :mod:`server.readmodels.limits`), so it holds across
+processes.
 
 None of it is a library: aiohttp has no well-kept limiter of its own, and a bucket is a few
 lines. The limits and their defaults are in :class:`server.config.Config` (`CHOUETTE_RATE_*`).
@@ -25,9 +26,9 @@ from dataclasses import dataclass, field
 import asyncpg
 from aiohttp import web
 
-from events.store.errors import translate_errors
 from server.config import Config, Rate
 from server.http.problems import Problem
+from server.readmodels.limits import OpenTablesCapError, forget_table, record_table
 
 MAX_KEYS = 100_000
 """Keys a bucket remembers; past that the least recently used are forgotten (a full bucket)."""
@@ -220,39 +221,18 @@ async def reserve_table(pool: asyncpg.Pool, limits: Limits, account_id: str, tab
 
     :raises Problem: 429 when the account already has its cap of open tables.
     """
-    with translate_errors():
-        async with pool.acquire() as conn, conn.transaction():
-            if limits.open_tables is not None:
-                await conn.execute(
-                    "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-                    f"chouette:open-tables:{account_id}",
-                )
-            if await conn.fetchval("SELECT 1 FROM table_creators WHERE table_id = $1", table_id):
-                return False
-            if limits.open_tables is not None:
-                count = await conn.fetchval(
-                    "SELECT count(*) FROM table_creators c LEFT JOIN lobby_tables l USING"
-                    " (table_id) WHERE c.account_id = $1"
-                    " AND coalesce(l.status, 'open') <> 'finished'"
-                    " AND coalesce(l.updated_at, c.created_at) > now() - make_interval(secs => $2)",
-                    account_id,
-                    limits.open_table_idle,
-                )
-                if count >= limits.open_tables:
-                    raise too_many(
-                        f"this account has {count} open tables, the most allowed"
-                        f" ({limits.open_tables}); play, finish or leave one first",
-                        CAP_RETRY,
-                    )
-            await conn.execute(
-                "INSERT INTO table_creators (table_id, account_id) VALUES ($1, $2)",
-                table_id,
-                account_id,
-            )
-    return True
+    try:
+        return await record_table(
+            pool, account_id, table_id, limits.open_tables, limits.open_table_idle
+        )
+    except OpenTablesCapError as e:
+        raise too_many(
+            f"this account has {e.count} open tables, the most allowed"
+            f" ({limits.open_tables}); play, finish or leave one first",
+            CAP_RETRY,
+        ) from None
 
 
 async def release_table(pool: asyncpg.Pool, table_id: str) -> None:
     """Forget a reservation whose table was not created after all (the command was refused)."""
-    with translate_errors():
-        await pool.execute("DELETE FROM table_creators WHERE table_id = $1", table_id)
+    await forget_table(pool, table_id)

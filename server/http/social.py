@@ -18,11 +18,11 @@ from typing import Any
 
 from aiohttp import web
 
-from events.store.errors import translate_errors
 from server.http import ratelimit
 from server.http.common import current_account, json_response, query_int, table_id_of
 from server.http.problems import bad_request, not_found
 from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, METRICS, TABLES
+from server.readmodels import accounts
 from server.readmodels.profiles import ProfilesProjector, chouette_winnings, player_profile
 from server.readmodels.ratings import (
     RatingsProjector,
@@ -82,28 +82,22 @@ async def player(request: web.Request) -> web.Response:
         )
     recent = query_int(request, "recent", 20, minimum=1, maximum=100)
     viewer = await current_account(request, required=False)
-    with translate_errors():
-        row = await request.app[ACCOUNTS_POOL].fetchrow(
-            # A username, or an account id (the events name players by id): a username first.
-            "SELECT account_id, username, display_name, guest, bot, created_at FROM accounts"
-            " WHERE username = $1 OR account_id = $1 ORDER BY username = $1 DESC LIMIT 1",
-            name,
-        )
+    row = await accounts.player(request.app[ACCOUNTS_POOL], name)
     if row is None:
         raise not_found(f"no player {name!r}")
     store = request.app[TABLES].store
-    account_id: str = row["account_id"]
+    account_id = row.account_id
     own = viewer is not None and viewer.account_id == account_id
     body: dict[str, Any] = {
         "account_id": account_id,
-        "username": row["username"],
-        "display_name": row["display_name"],
-        "joined": row["created_at"],
-        "guest": row["guest"],
-        "bot": row["bot"],
+        "username": row.username,
+        "display_name": row.display_name,
+        "joined": row.created_at,
+        "guest": row.guest,
+        "bot": row.bot,
     }
     body.update(await player_profile(store, account_id, show_private=own, recent=recent))
-    rated = not (row["guest"] or row["bot"])
+    rated = not (row.guest or row.bot)
     # A private table is the player's own business: to anyone else, its rated matches are
     # neither counted nor listed.
     body["rating"] = await player_rating(store, account_id, show_private=own) if rated else None

@@ -9,11 +9,11 @@ import msgspec
 from aiohttp import web
 
 from events.domain.types import TableOptions
-from events.store.errors import translate_errors
 from events.store.streams import table_stream
 from server.http import auth
 from server.http.problems import bad_request, forbidden
 from server.keys import ACCOUNTS_POOL, TABLES
+from server.readmodels import invitations
 
 __all__ = ["prepare_create"]
 
@@ -38,11 +38,5 @@ async def prepare_create(
             table_stream(table_id)
         ):
             return options  # a retried create: the table exists, as it was created
-        with translate_errors():
-            await app[ACCOUNTS_POOL].execute(
-                "INSERT INTO private_tables (table_id, created_by) VALUES ($1, $2)"
-                " ON CONFLICT (table_id) DO NOTHING",
-                table_id,
-                account.account_id,
-            )
+        await invitations.record_private(app[ACCOUNTS_POOL], table_id, account.account_id)
     return options

@@ -48,9 +48,10 @@ from events.domain import commands as c
 from events.domain.bots import bot_order, decide_for, settled_command, warm
 from events.domain.table import TableState
 from events.service import TableService
-from events.store.errors import StoreError, translate_errors
+from events.store.errors import StoreError
 from events.store.streams import table_stream
 from events.store.subscription import LiveFeed
+from server.readmodels.accounts import bots_at_unfinished_tables
 
 __all__ = ["BOTS", "BotRunner", "bot_command_id", "is_bot", "kill_pool"]
 
@@ -200,14 +201,8 @@ class BotRunner:
     async def start(self, pool: asyncpg.Pool | None = None) -> None:
         """Watch the bots of the tables the lobby lists as not finished."""
         if pool is not None:
-            with translate_errors():
-                rows = await pool.fetch(
-                    "SELECT l.table_id, a.account_id, a.bot_strength FROM lobby_tables l"
-                    " JOIN accounts a ON a.account_id = ANY (l.players)"
-                    " WHERE a.bot AND l.status <> 'finished'"
-                )
-            for r in rows:
-                self.watch(r["table_id"], r["account_id"], r["bot_strength"] or "basic")
+            for table_id, bot, strength in await bots_at_unfinished_tables(pool):
+                self.watch(table_id, bot, strength or "basic")
 
     async def stop(self) -> None:
         tasks = [*self._tasks.values(), *self._follows.values()]

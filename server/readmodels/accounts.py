@@ -1,0 +1,280 @@
+"""Accounts, their bearer tokens and stream tickets: the tables ``accounts``, ``tokens`` and
+``stream_tickets``.
+
+:class:`server.http.auth.Accounts` hashes passwords and makes tokens and tickets; this module
+reads and writes their rows, each operation in one transaction where it writes more than one.
+A token or a ticket is kept as its SHA-256 (the caller hashes it), and expires ``ttl`` seconds
+after it was written, by the database's clock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import asyncpg
+
+from events.store.errors import translate_errors
+
+__all__ = [
+    "Account",
+    "Player",
+    "StoredPassword",
+    "account_of_ticket",
+    "account_of_token",
+    "bots_at_unfinished_tables",
+    "create_account",
+    "create_bot",
+    "create_guest",
+    "log_in",
+    "password_of",
+    "player",
+    "revoke_account_tokens",
+    "revoke_token",
+    "store_ticket",
+    "valid_tokens",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    account_id: str
+    username: str
+    display_name: str
+    guest: bool = False
+
+
+class StoredPassword(NamedTuple):
+    """A password hash as the accounts table has it: Argon2id, or scrypt from before."""
+
+    phc: str | None
+    scrypt_hash: bytes | None
+    salt: bytes | None
+    n: int | None
+    r: int | None
+    p: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """An account as a player's profile shows it (``GET /players/{name}``)."""
+
+    account_id: str
+    username: str
+    display_name: str
+    guest: bool
+    bot: bool
+    created_at: dt.datetime
+
+
+async def _insert_token(
+    conn: asyncpg.Connection, digest: bytes, account_id: str, ttl: float
+) -> None:
+    await conn.execute(
+        "INSERT INTO tokens (token_hash, account_id, expires_at)"
+        " VALUES ($1, $2, now() + make_interval(secs => $3))",
+        digest,
+        account_id,
+        ttl,
+    )
+
+
+async def create_account(
+    pool: asyncpg.Pool, account: Account, phc: str, token_digest: bytes, ttl: float
+) -> bool:
+    """Create a registered account with its password's Argon2id hash and its first token, in
+    one transaction; False (nothing written) when the username is taken."""
+    with translate_errors():
+        async with pool.acquire() as conn, conn.transaction():
+            try:
+                await conn.execute(
+                    "INSERT INTO accounts (account_id, username, display_name, password_phc)"
+                    " VALUES ($1, $2, $3, $4)",
+                    account.account_id,
+                    account.username,
+                    account.display_name,
+                    phc,
+                )
+            except asyncpg.UniqueViolationError:
+                return False
+            await _insert_token(conn, token_digest, account.account_id, ttl)
+    return True
+
+
+async def create_guest(
+    pool: asyncpg.Pool, account: Account, token_digest: bytes, ttl: float
+) -> None:
+    """Create a guest account (no password) with its token, in one transaction."""
+    with translate_errors():
+        async with pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                "INSERT INTO accounts (account_id, username, display_name, guest)"
+                " VALUES ($1, $2, $3, true)",
+                account.account_id,
+                account.username,
+                account.display_name,
+            )
+            await _insert_token(conn, token_digest, account.account_id, ttl)
+
+
+async def create_bot(pool: asyncpg.Pool, account: Account, strength: str) -> None:
+    """Create a bot's account, unless it exists (a retried seating finds the one it created)."""
+    with translate_errors():
+        await pool.execute(
+            "INSERT INTO accounts (account_id, username, display_name, bot, bot_strength)"
+            " VALUES ($1, $2, $3, true, $4) ON CONFLICT (account_id) DO NOTHING",
+            account.account_id,
+            account.username,
+            account.display_name,
+            strength,
+        )
+
+
+async def password_of(pool: asyncpg.Pool, username: str) -> tuple[Account, StoredPassword] | None:
+    """A registered (not guest) account by username and its stored password; None for none."""
+    with translate_errors():
+        row = await pool.fetchrow(
+            "SELECT account_id, username, display_name, password_phc, password_hash, salt,"
+            " scrypt_n, scrypt_r, scrypt_p FROM accounts WHERE username = $1 AND NOT guest",
+            username,
+        )
+    if row is None:
+        return None
+    stored = StoredPassword(
+        row["password_phc"],
+        row["password_hash"],
+        row["salt"],
+        row["scrypt_n"],
+        row["scrypt_r"],
+        row["scrypt_p"],
+    )
+    return Account(row["account_id"], row["username"], row["display_name"]), stored
+
+
+async def log_in(
+    pool: asyncpg.Pool, account_id: str, rehashed: str | None, token_digest: bytes, ttl: float
+) -> None:
+    """After a password matched: store its new Argon2id hash (``rehashed``, if any, in place of
+    the old one) and a fresh token, in one transaction."""
+    with translate_errors():
+        async with pool.acquire() as conn, conn.transaction():
+            if rehashed is not None:
+                await conn.execute(
+                    "UPDATE accounts SET password_phc = $2, password_hash = NULL, salt = NULL,"
+                    " scrypt_n = NULL, scrypt_r = NULL, scrypt_p = NULL WHERE account_id = $1",
+                    account_id,
+                    rehashed,
+                )
+            await _insert_token(conn, token_digest, account_id, ttl)
+
+
+async def account_of_token(pool: asyncpg.Pool, digest: bytes) -> Account | None:
+    """The account of a token neither revoked nor expired; None for any other."""
+    with translate_errors():
+        row = await pool.fetchrow(
+            "SELECT a.account_id, a.username, a.display_name, a.guest FROM tokens t"
+            " JOIN accounts a USING (account_id) WHERE t.token_hash = $1"
+            " AND t.revoked_at IS NULL AND t.expires_at > now()",
+            digest,
+        )
+    return None if row is None else _account(row)
+
+
+async def valid_tokens(pool: asyncpg.Pool, hashes: Iterable[bytes]) -> set[bytes]:
+    """Those of the token hashes that are neither revoked nor expired."""
+    with translate_errors():
+        rows = await pool.fetch(
+            "SELECT token_hash FROM tokens WHERE token_hash = ANY($1::bytea[])"
+            " AND revoked_at IS NULL AND expires_at > now()",
+            list(hashes),
+        )
+    return {bytes(r["token_hash"]) for r in rows}
+
+
+async def revoke_token(pool: asyncpg.Pool, digest: bytes) -> None:
+    """Revoke a token (again: nothing changes)."""
+    with translate_errors():
+        await pool.execute(
+            "UPDATE tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL",
+            digest,
+        )
+
+
+async def revoke_account_tokens(pool: asyncpg.Pool, account_id: str) -> int:
+    """Revoke every token of an account; how many were not revoked yet."""
+    with translate_errors():
+        status = await pool.execute(
+            "UPDATE tokens SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL",
+            account_id,
+        )
+    return int(status.rsplit(" ", 1)[-1])
+
+
+async def store_ticket(
+    pool: asyncpg.Pool, ticket_digest: bytes, token_digest: bytes, ttl: float
+) -> None:
+    """Keep a stream ticket bound to its token, sweeping expired tickets, in one transaction."""
+    with translate_errors():
+        async with pool.acquire() as conn, conn.transaction():
+            await conn.execute("DELETE FROM stream_tickets WHERE expires_at < now()")
+            await conn.execute(
+                "INSERT INTO stream_tickets (ticket_hash, token_hash, expires_at)"
+                " VALUES ($1, $2, now() + make_interval(secs => $3))",
+                ticket_digest,
+                token_digest,
+                ttl,
+            )
+
+
+async def account_of_ticket(pool: asyncpg.Pool, digest: bytes) -> tuple[Account, bytes] | None:
+    """Use up a ticket (it is deleted, whatever it is): the account and token hash it was
+    issued for, or None when it is unknown or expired, or its token is revoked or expired."""
+    with translate_errors():
+        row = await pool.fetchrow(
+            "WITH used AS (DELETE FROM stream_tickets WHERE ticket_hash = $1"
+            " RETURNING token_hash, expires_at)"
+            " SELECT u.token_hash, a.account_id, a.username, a.display_name, a.guest"
+            " FROM used u JOIN tokens t USING (token_hash) JOIN accounts a USING (account_id)"
+            " WHERE u.expires_at > now() AND t.revoked_at IS NULL AND t.expires_at > now()",
+            digest,
+        )
+    return None if row is None else (_account(row), bytes(row["token_hash"]))
+
+
+async def player(pool: asyncpg.Pool, name: str) -> Player | None:
+    """An account by username or account id (the events name players by id), a username
+    first; None for none."""
+    with translate_errors():
+        row = await pool.fetchrow(
+            "SELECT account_id, username, display_name, guest, bot, created_at FROM accounts"
+            " WHERE username = $1 OR account_id = $1 ORDER BY username = $1 DESC LIMIT 1",
+            name,
+        )
+    if row is None:
+        return None
+    return Player(
+        row["account_id"],
+        row["username"],
+        row["display_name"],
+        row["guest"],
+        row["bot"],
+        row["created_at"],
+    )
+
+
+async def bots_at_unfinished_tables(pool: asyncpg.Pool) -> list[tuple[str, str, str | None]]:
+    """``(table_id, bot account id, strength)`` of every bot seated at a table the lobby lists
+    as not finished."""
+    with translate_errors():
+        rows = await pool.fetch(
+            "SELECT l.table_id, a.account_id, a.bot_strength FROM lobby_tables l"
+            " JOIN accounts a ON a.account_id = ANY (l.players)"
+            " WHERE a.bot AND l.status <> 'finished'"
+        )
+    return [(r["table_id"], r["account_id"], r["bot_strength"]) for r in rows]
+
+
+def _account(row: asyncpg.Record) -> Account:
+    return Account(row["account_id"], row["username"], row["display_name"], row["guest"])
