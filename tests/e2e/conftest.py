@@ -42,6 +42,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
+from tests.db import *  # noqa: F403 (the database fixtures, by name: tests.db.__all__)
 from tests.e2e.harness import BrowserThread, LiveServer, chromium_path
 from tests.server.conftest import make_config
 

@@ -9,11 +9,10 @@ nothing off must be one of GNU Backgammon's (its tuples are complete for those, 
 
 from __future__ import annotations
 
-import pytest
-
 from engine.moves import _generate, legal_plays
 from engine.notation import format_play
 from engine.position import Position
+from tests.engine import oracle
 from tests.engine_corpus import (
     ROLLS,
     gnubg_board,
@@ -22,7 +21,7 @@ from tests.engine_corpus import (
     stress_positions,
 )
 
-gnubg = pytest.importorskip("gnubg")
+gnubg = oracle.gnubg()
 
 GAME_POSITIONS = 2000
 STRESS_POSITIONS = 1000

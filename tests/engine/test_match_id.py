@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import gnubg  # the test-only oracle (a test extra): its absence is a failure, not a skip
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,6 +23,10 @@ from engine.game import Game, GameOptions
 from engine.match import Match
 from engine.matchid import CENTRED, GAME_OVER, RESIGNED, MatchState
 from engine.position import Position
+from tests.engine import oracle
+
+gnubg = oracle.gnubg()
+"""The test-only oracle (a test extra): its absence fails this module in CI (:mod:`oracle`)."""
 
 VECTORS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parents[1] / "data" / "gnubg_id_test_vectors.json").read_text()

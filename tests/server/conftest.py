@@ -43,6 +43,7 @@ from events.store.streams import chat_stream, table_stream
 from server.app import create_app
 from server.config import Config
 from server.keys import TABLES
+from tests.db import *  # noqa: F403 (the database fixtures, by name: tests.db.__all__)
 
 SEED = 20261129
 """The dice seed of the in-process tests (:class:`SeededDice`)."""

@@ -13,7 +13,6 @@ from typing import Any
 import aiohttp
 import msgspec
 import pytest
-from conftest import Api, ServeProcess
 from test_bots import seat, wait_until
 
 from events.records.analysis import analyse_table
@@ -21,6 +20,7 @@ from events.records.replay import decode_all
 from events.store.streams import table_stream
 from server.http.analysis import finished_upto
 from server.keys import TABLES
+from tests.server.conftest import Api, ServeProcess
 
 gnubg = pytest.importorskip("gnubg")
 

@@ -6,7 +6,8 @@ import asyncio
 from typing import Any
 
 from aiohttp.test_utils import TestClient
-from conftest import Api, User, connect, only
+
+from tests.server.conftest import Api, User, connect, only
 
 
 async def test_register_then_me(api: Api) -> None:

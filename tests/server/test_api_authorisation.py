@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from conftest import Api, User, connect, notations, only
+
+from tests.server.conftest import Api, User, connect, notations, only
 
 COMMANDS: dict[str, dict[str, Any]] = {
     "join": {"type": "join"},

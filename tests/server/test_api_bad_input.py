@@ -11,9 +11,9 @@ import aiohttp
 import msgspec
 import pytest
 from aiohttp.test_utils import TestClient
-from conftest import PROBLEM, Api, User, connect, only, ticket, ws_path
 
 from server.keys import ACCOUNTS_POOL, CONFIG
+from tests.server.conftest import PROBLEM, Api, User, connect, only, ticket, ws_path
 
 
 @pytest.fixture

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from aiohttp.test_utils import TestClient
-from conftest import (
+
+from tests.server.conftest import (
     Api,
     User,
     advance,

@@ -15,7 +15,11 @@ import aiohttp
 import asyncpg
 import msgspec
 import pytest
-from conftest import (
+
+from events.domain import types as e
+from events.store.event_store import EventStore, NewEvent
+from server.keys import TABLES
+from tests.server.conftest import (
     Api,
     PrivatePostgres,
     ServeProcess,
@@ -26,10 +30,6 @@ from conftest import (
     next_action,
     ticket,
 )
-
-from events.domain import types as e
-from events.store.event_store import EventStore, NewEvent
-from server.keys import TABLES
 
 pytestmark = pytest.mark.slow
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from conftest import Api, User
-
 from engine.matchid import MatchState
+from tests.server.conftest import Api, User
 
 
 def score_of(s: dict[str, Any], user: User) -> int:

@@ -8,7 +8,6 @@ import uuid
 from typing import Any
 
 from aiohttp.test_utils import TestClient
-from conftest import Api, Fold, WsClient, assert_gap_free, connect
 
 from engine.game import Phase
 from engine.notation import format_play
@@ -16,6 +15,7 @@ from events.domain.decider import fold
 from events.domain.table import TableState
 from events.store.streams import decode_recorded, table_stream
 from server.keys import TABLES
+from tests.server.conftest import Api, Fold, WsClient, assert_gap_free, connect
 
 
 def my_action(

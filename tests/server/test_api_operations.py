@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from conftest import Api, connect, samples
 
 from server.http.common import CommandEnvelope, CreateTableRequest, Login, Register
 from server.logs import JsonFormatter
+from tests.server.conftest import Api, connect, samples
 
 
 async def test_health_and_readiness(api: Api) -> None:

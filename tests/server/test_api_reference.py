@@ -10,11 +10,11 @@ from typing import Any
 
 import msgspec
 from aiohttp.test_utils import TestClient
-from conftest import PROBLEM, Api, Reply, connect
 from openapi_spec_validator import validate
 
 from server.keys import LOBBY
 from server.openapi import document as openapi
+from tests.server.conftest import PROBLEM, Api, Reply, connect
 
 METHODS = ("get", "post", "put", "patch", "delete")
 

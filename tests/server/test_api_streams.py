@@ -13,12 +13,21 @@ import aiohttp
 import msgspec
 from aiohttp import WSCloseCode
 from aiohttp.test_utils import TestClient
-from conftest import Api, User, assert_gap_free, connect, read_sse, samples, ticket, ws_path
 
 from events.domain import types as e
 from events.store.event_store import NewEvent
 from events.store.streams import chat_stream
 from server.keys import CONFIG, LIVE_FEED, TABLES
+from tests.server.conftest import (
+    Api,
+    User,
+    assert_gap_free,
+    connect,
+    read_sse,
+    samples,
+    ticket,
+    ws_path,
+)
 
 
 async def background_play(

@@ -16,19 +16,6 @@ import uuid
 from typing import Any
 
 import msgspec
-from conftest import (
-    Api,
-    Fold,
-    User,
-    advance,
-    box_on_roll,
-    chouette,
-    connect,
-    next_action,
-    next_chouette_action,
-    only,
-    team_on_roll,
-)
 
 from engine.actions import Action
 from engine.chouette import Side
@@ -46,6 +33,19 @@ from server.views.table import (
     MoneyTableView,
     TableView,
     table_view,
+)
+from tests.server.conftest import (
+    Api,
+    Fold,
+    User,
+    advance,
+    box_on_roll,
+    chouette,
+    connect,
+    next_action,
+    next_chouette_action,
+    only,
+    team_on_roll,
 )
 
 KINDS: dict[str, type[Any]] = {

@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import asyncpg
 import pytest
-from conftest import Api
 
 from events.domain import types as e
 from events.records.audit import StreamAudit
@@ -25,6 +24,7 @@ from events.store.event_store import EventStore, RecordedEvent
 from events.store.streams import append_steps, table_stream
 from server.config import Rate
 from server.http.records import AUDITS
+from tests.server.conftest import Api
 
 
 async def test_an_audit_is_kept_and_extended_by_the_new_events_only(

@@ -14,9 +14,9 @@ import aiohttp
 import asyncpg
 import msgspec
 import pytest
-from conftest import Api, Reply, connect, read_sse, ws_path
 
 from server.openapi.document import build_spec
+from tests.server.conftest import Api, Reply, connect, read_sse, ws_path
 
 INT32 = 2**31
 INT64 = 2**63

@@ -11,9 +11,9 @@ from typing import Any
 
 import aiohttp
 import pytest
-from conftest import Api, ticket, ws_path
 
 from server.openapi.document import BEARER, build_spec
+from tests.server.conftest import Api, ticket, ws_path
 
 BAD_ID = "not-a-uuid"
 _PLACEHOLDER = re.compile(r"\{([^}:]+)(?::[^}]*)?\}")

@@ -15,12 +15,12 @@ import msgspec
 import msgspec.inspect as mi
 import pytest
 from aiohttp.test_utils import TestClient
-from conftest import Api, User, connect, samples
 
 from events.domain import types as e
 from events.store.streams import append_events, table_stream
 from server.keys import ACCOUNTS_POOL, LOBBY, TABLES
 from server.openapi import document as openapi
+from tests.server.conftest import Api, User, connect, samples
 
 NAME_BAD = ["\x00", "\x01", "\t", "\n", "\r", "\x1b", "\x7f", "\x85", "\x9b"]
 """Refused in every name, id, seed, notation and password: every control character."""

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from bot_faults import hanging, raising
-from conftest import Api, User, notations
 
 from server.keys import TABLES
+from tests.server.conftest import Api, User, notations
 
 FAIR = {"dice_factory": None, "seed_key": bytes(range(1, 33))}
 """The provably fair dice (as served), so that every game audits with its seed revealed."""

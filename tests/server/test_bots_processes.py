@@ -11,10 +11,10 @@ from collections.abc import Awaitable, Callable
 
 import aiohttp
 import pytest
-from conftest import Api, ServeProcess
 from test_bots import FAIR, audit_clean, person, seat, wait_until
 
 from server.live.bots import BOTS
+from tests.server.conftest import Api, ServeProcess
 
 STALL = 20.0
 """Seconds without a new event at the table that count as a stall (a bot acts in well under)."""

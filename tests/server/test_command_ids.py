@@ -19,13 +19,13 @@ from typing import Any
 import msgspec
 import pytest
 from aiohttp.test_utils import TestClient
-from conftest import Api, Reply, User, connect
 
 from events.domain import commands as c
 from events.service import command_digest
 from events.store.errors import CommandReusedError
 from events.store.event_store import EventStore, NewEvent
 from events.store.streams import chat_stream, table_stream
+from tests.server.conftest import Api, Reply, User, connect
 
 SECRET = "double them now, their board is weak"
 

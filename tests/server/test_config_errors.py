@@ -9,9 +9,9 @@ import os
 import subprocess
 
 import pytest
-from conftest import PYTHON, ROOT, free_port
 
 from server.config import Config, ConfigError
+from tests.server.conftest import PYTHON, ROOT, free_port
 
 
 def _serve(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

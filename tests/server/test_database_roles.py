@@ -11,7 +11,6 @@ from collections.abc import Awaitable, Callable
 import asyncpg
 import pytest
 from aiohttp import web
-from conftest import PYTHON, ROOT, Api, free_port, make_config
 
 from events.store.embedded import EmbeddedPostgres, with_user
 from events.store.roles import SERVER_ROLE
@@ -19,6 +18,7 @@ from server.app import create_app
 from server.config import Config
 from server.database import SuperuserRefusedError, server_database_url
 from server.keys import TABLES
+from tests.server.conftest import PYTHON, ROOT, Api, free_port, make_config
 
 TEST_SERVER_ROLE = "chouette_test_server"
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SIGNING_KEY, Api, chouette, connect, read_sse
 from test_api_reference import conforms
 
 from events.store.heads import HeadsError, HeadsSigner, fingerprint, parse_heads, verify_heads
@@ -21,6 +20,7 @@ from events.store.streams import chat_stream, table_stream
 from server.cli.main import main
 from server.config import Config, Rate, load_signing_key, signing_key_path
 from server.keys import TABLES
+from tests.server.conftest import SIGNING_KEY, Api, chouette, connect, read_sse
 
 AUDITOR = {"Authorization": "Bearer let-me-audit"}
 

@@ -10,10 +10,10 @@ import sys
 from typing import Any
 
 from aiohttp.test_utils import TestClient
-from conftest import Api, User, chouette
 
 from events.domain.chouette_table import HISTORY_HELD
 from server.keys import TABLES
+from tests.server.conftest import Api, User, chouette
 
 
 def deep_size(root: object) -> int:

@@ -12,11 +12,11 @@ from collections.abc import Callable
 import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
-from conftest import ServeProcess, samples
 
 from engine import moves
 from engine.position import Position
 from server.config import Config
+from tests.server.conftest import ServeProcess, samples
 
 
 async def test_metrics_show_the_heartbeat_lateness_and_the_collections(client: TestClient) -> None:

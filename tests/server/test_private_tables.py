@@ -11,10 +11,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import WSCloseCode
-from conftest import Api, User, WsClient, connect, read_sse, ticket
 
 from server.http.social import READ_MODELS
 from server.keys import LOBBY
+from tests.server.conftest import Api, User, WsClient, connect, read_sse, ticket
 
 ROUTES = [
     ("GET", "/tables/{id}"),

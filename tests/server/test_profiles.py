@@ -13,7 +13,6 @@ from typing import Any
 
 import msgspec
 import pytest
-from conftest import Api, User
 from social_events import snapshot
 
 from events.domain import commands as c
@@ -26,6 +25,7 @@ from server.http.social import READ_MODELS
 from server.readmodels.profiles import ProfilesProjector
 from server.readmodels.ratings import RatingsProjector
 from server.readmodels.rebuild import rebuild
+from tests.server.conftest import Api, User
 
 DAY = 86_400_000
 

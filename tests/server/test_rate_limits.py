@@ -10,11 +10,11 @@ from typing import Any
 
 import aiohttp
 import pytest
-from conftest import Api, Reply, connect, ticket, ws_path
 
 from server.config import Config, Rate
 from server.http.ratelimit import MAX_KEYS, TokenBucket
 from server.keys import ACCOUNTS_POOL, LOBBY
+from tests.server.conftest import Api, Reply, connect, ticket, ws_path
 
 MakeApi = Callable[..., Awaitable[Api]]
 

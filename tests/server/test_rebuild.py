@@ -11,7 +11,6 @@ import random
 import uuid
 
 import pytest
-from conftest import Api, User
 from social_events import snapshot
 
 from events.records.simulate import simulate_chouette
@@ -25,6 +24,7 @@ from server.readmodels.lobby import LobbyProjector
 from server.readmodels.profiles import ProfilesProjector
 from server.readmodels.ratings import RatingsProjector
 from server.readmodels.rebuild import rebuild
+from tests.server.conftest import Api, User
 
 
 async def _chouettes(store: EventStore, players: list[str], count: int, seed: int) -> None:

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from conftest import Api, connect
+
+from tests.server.conftest import Api, connect
 
 REGISTERED_ONLY = "this table is for registered accounts"
 

@@ -20,11 +20,11 @@ import aiohttp
 import pytest
 from aiohttp import WSCloseCode
 from aiohttp.test_utils import TestClient
-from conftest import Api, User, WsClient, connect, read_sse, ticket, ws_path
 
 from server.http import auth
 from server.http.streams import SessionWatch
 from server.keys import ACCOUNTS_POOL
+from tests.server.conftest import Api, User, WsClient, connect, read_sse, ticket, ws_path
 
 MakeApi = Callable[..., Awaitable[Api]]
 

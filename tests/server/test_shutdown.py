@@ -15,7 +15,8 @@ from collections.abc import Callable
 
 import aiohttp
 from aiohttp import WSCloseCode, WSMsgType
-from conftest import ServeProcess
+
+from tests.server.conftest import ServeProcess
 
 SHUTDOWN = 5.0
 """Seconds ``serve`` may take to exit after SIGTERM."""

@@ -9,11 +9,19 @@ from typing import Any
 
 import msgspec
 from aiohttp.test_utils import TestClient
-from conftest import Api, User, WsClient, chouette, connect, next_chouette_action, read_sse
 from engine_corpus import ROLLS, corpus
 
 from engine.moves import legal_plays
 from server.views.table import ThrowView, ThrowWire, _legal, _legal_json
+from tests.server.conftest import (
+    Api,
+    User,
+    WsClient,
+    chouette,
+    connect,
+    next_chouette_action,
+    read_sse,
+)
 
 
 def _throw_checks(view: dict[str, Any], m: dict[str, Any]) -> None:
