@@ -10,12 +10,12 @@ from typing import Any
 
 import msgspec
 from aiohttp import web
-from conftest import Api
 from openapi_spec_validator import validate
 
 from server.http.routes import ROUTES, Route, add_routes
 from server.openapi import document as openapi
 from server.openapi.operation import BEARER, NO_TOKEN, answer, json_body, op, param, problem
+from tests.server.conftest import Api
 
 ROOT = Path(__file__).resolve().parents[2]
 
