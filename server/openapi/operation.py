@@ -209,7 +209,11 @@ team-channel chat message the viewer may not read (the box, spectators) comes as
 only, so versions never skip. \
 A throw (`opening_throw`, `dice_rolled`) also carries `m`, a `ThrowView`: who moves, the dice and \
 the legal plays (the table view's `legal_plays`), or `plays: []` when the thrower cannot move \
-(the turn has passed): the player to move never needs to fetch the table view to play. \
+(the turn has passed): the player to move never needs to fetch the table view to play. It also \
+says what the throw leaves each viewer (`viewers`, by account id, for everyone at the table and \
+its creator; `spectator` for anyone else signed in; `anonymous`): each an `AfterThrow`, the \
+`allowed`, `targets` and `turn` the viewer's table view shows after the throw, so a client \
+follows a throw without rules of its own. \
 Resume with `after` (the last table version seen) and `chat_after` (the last chat version). A \
 position that cannot be resumed from (ahead of the stream, or older than the resync window) gets \
 a `Resync` message instead: fetch `GET /tables/{table_id}` and reconnect from its version. One \
