@@ -6,3 +6,7 @@ conftests of ``tests/events``, ``tests/server``, ``tests/e2e`` and ``tests/bench
 This file also puts ``tests/`` on ``sys.path`` (pytest's rootdir conftest import), which the
 helper modules here (``dice``, ``records``, ``poisoned``...) are imported by.
 """
+
+collect_ignore = ["conftest.py"]
+"""No doctests here: collected as a module, this file would be imported a second time under the
+name ``conftest``, which clashes with the other folders' conftest files (as in tests/bench)."""
