@@ -395,16 +395,25 @@ class LiveFeed:
 
     async def _recheck(self, partition: int) -> None:
         """Forget a partition's hole once its missing position is stored (an operator's
-        repair)."""
+        repair), or once the partition's head is below it (cut short: no position is missing
+        there; ``check_heads`` against saved heads names that)."""
         hole = self._holes.get(partition)
         if hole is None:
             return
         found = await self.store.read_log(partition, hole.position - 1, 1)
         if found and found[0].position == hole.position:
-            del self._holes[partition]
             _log.warning("log partition %d has position %d again", partition, hole.position)
-            if self.on_hole is not None:
-                self.on_hole(self.holes)
+        elif (await self.store.partition_heads()).get(partition, 0) < hole.position:
+            _log.warning(
+                "log partition %d ends before position %d now: no hole there",
+                partition,
+                hole.position,
+            )
+        else:
+            return
+        del self._holes[partition]
+        if self.on_hole is not None:
+            self.on_hole(self.holes)
 
     @property
     def listening(self) -> bool:
