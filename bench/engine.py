@@ -19,7 +19,7 @@ timed call. Prints one JSON object:
   is emptied before each pass (a warm one roughly halves its time on a repeated corpus).
 - ``throw_plays_us_mean``: a throw message's plays (its ``m``), cold: every legal play with
   its notation and routes, written as JSON straight from the generator's tuples, as ``serve``
-  sends them (``server.views.table._legal_json``); ``throw_plays_as_views_us_mean``: the same
+  sends them (``server.views.throw.legal_json``); ``throw_plays_as_views_us_mean``: the same
   bytes made the table view's way (a view of each :class:`Play`, encoded with msgspec).
 - ``ratio``: ``legal_plays_us_mean / gnubg_us_mean`` (cold; below 1 means faster than gnubg).
 - ``count_mismatches``: calls where the number of plays differs from gnubg's (should be 0).
@@ -48,7 +48,8 @@ import msgspec
 from engine_corpus import ROLLS, gnubg_board, random_game_positions, stress_positions
 
 from engine.moves import _cached, _generate, legal_plays
-from server.views.table import _legal, _legal_json
+from server.views.table import legal_views
+from server.views.throw import legal_json
 
 GNUBG_CACHE = 1 << 19
 """Entries in gnubg's position cache during the benchmark."""
@@ -152,12 +153,12 @@ def main() -> None:
         for i, (pos, dice) in enumerate(calls):
             clear()
             t0 = clock()
-            _legal_json(pos, dice)
+            legal_json(pos, dice)
             throw.add(i, clock() - t0)
         for i, (pos, dice) in enumerate(calls):
             clear()
             t0 = clock()
-            encode(_legal(pos, dice, legal_plays(pos, dice).plays))
+            encode(legal_views(pos, dice, legal_plays(pos, dice).plays))
             views.add(i, clock() - t0)
         clear()
         # GNU Backgammon on the same calls, its position cache emptied first (resizing empties

@@ -47,7 +47,7 @@ def parse_duration(text: str) -> float:
 @dataclass(frozen=True, slots=True)
 class Rate:
     """At most ``count`` in any ``per`` seconds, as a token bucket: a burst of ``count``, then
-    one more every ``per / count`` seconds (:mod:`server.http.ratelimit`)."""
+    one more every ``per / count`` seconds (:mod:`server.access.ratelimit`)."""
 
     count: int
     per: float
@@ -176,7 +176,7 @@ class Config:
     """Take the client's address from the last `X-Forwarded-For` entry (only behind a reverse
     proxy that sets it), for the per-address limits (`CHOUETTE_BEHIND_PROXY`)."""
 
-    # -- rate limits (server/http/ratelimit.py): per process, generous enough that a real player,
+    # -- rate limits (server/access/ratelimit.py): per process, generous enough that a real player,
     # or a club of them behind one address, never meets them. None: no limit. -----------
     rate_limits: bool = True
     """Every limit and cap below on or off at once (`CHOUETTE_RATE_LIMITS`)."""

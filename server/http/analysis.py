@@ -27,7 +27,7 @@ from events.records.analysis import analyse_table
 from events.records.replay import decode_all
 from events.store.event_store import EventStore
 from events.store.streams import table_stream
-from server.http import ratelimit
+from server.access import ratelimit
 from server.http.common import current_account, query_int, table_id_of
 from server.http.problems import Problem, not_found
 from server.live.bots import kill_pool

@@ -20,7 +20,7 @@ from msgspec import Meta
 from events.domain import commands as c
 from events.domain.bots import gnubg_available
 from events.domain.table import TableState
-from server.http import auth, ratelimit
+from server.access import auth, ratelimit
 from server.http.common import current_account, decode_body, json_response, table_id_of
 from server.http.problems import Problem, forbidden, not_found
 from server.keys import TABLES

@@ -18,7 +18,7 @@ from msgspec import Meta
 
 from events.domain import commands as c
 from events.domain.types import END_OF_STRING, Name, TableKind, TableOptions
-from server.http import auth
+from server.access import auth
 from server.http.problems import bad_request, not_found, unauthorized
 from server.http.wire import EventMessage
 

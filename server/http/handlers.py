@@ -3,7 +3,7 @@ encodes the answer; errors are raised and mapped by :mod:`server.http.problems`'
 
 What every route shares (the token, the table id, the integers, the request structs) is
 :mod:`server.http.common`; the events' wire format is :mod:`server.http.wire`; the routes are
-registered from one table, :mod:`server.http.routes`."""
+registered from one table, :mod:`server.routes`."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ from events.domain.clocks import with_reserve_rule
 from events.service import Arrival
 from events.store.errors import StoreError
 from events.store.streams import parse_stream, table_stream
+from server.access import auth, ratelimit
+from server.access.social_options import prepare_create
 from server.config import default_clock
-from server.http import auth, ratelimit
 from server.http.common import (
     CommandEnvelope,
     CommandResult,
@@ -41,7 +42,6 @@ from server.http.common import (
     table_id_of,
 )
 from server.http.problems import bad_request, forbidden, unauthorized
-from server.http.social_options import prepare_create
 from server.http.wire import message
 from server.keys import (
     ACCOUNTS_POOL,

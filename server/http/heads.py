@@ -28,7 +28,7 @@ from aiohttp import web
 
 from events.store.event_store import EventStore
 from events.store.heads import HeadsSigner, RunningHashes, make_heads
-from server.http import ratelimit
+from server.access import ratelimit
 from server.http.common import bearer, json_response
 from server.http.problems import bad_request, corrupt_log, forbidden, unauthorized
 from server.keys import CONFIG, LIVE_FEED

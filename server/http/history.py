@@ -14,7 +14,7 @@ from aiohttp import web
 
 from events.domain import types as e
 from events.store.streams import decode_recorded, table_stream
-from server.http import ratelimit
+from server.access import ratelimit
 from server.http.common import json_response, query_int, table_id_of
 from server.keys import TABLES
 from server.views.table import HistoryGame, HistorySettlement

@@ -32,7 +32,7 @@ from msgspec import Meta
 
 from events.domain.table import TableNotFoundError
 from events.domain.types import END_OF_STRING
-from server.http import auth, ratelimit
+from server.access import auth, ratelimit
 from server.http.common import current_account, decode_body, json_response, table_id_of
 from server.http.problems import Problem, bad_request, forbidden, not_found
 from server.keys import ACCOUNTS_POOL, TABLES

@@ -23,7 +23,7 @@ from events.records.mat_export import export_mat, file_name, member_record
 from events.records.replay import decode_all, replayer_for
 from events.store.event_store import RecordedEvent
 from events.store.streams import table_stream
-from server.http import ratelimit
+from server.access import ratelimit
 from server.http.common import current_account, json_response, query_int, table_id_of
 from server.http.problems import Problem, not_found
 from server.keys import TABLES

@@ -18,7 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
-from server.http import ratelimit
+from server.access import ratelimit
 from server.http.common import current_account, json_response, query_int, table_id_of
 from server.http.problems import bad_request, not_found
 from server.keys import ACCOUNTS_POOL, CONFIG, LIVE_FEED, METRICS, TABLES

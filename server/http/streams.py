@@ -14,7 +14,7 @@ client never grows the server's memory.
 
 A client acts as an account with a ticket (``?ticket=``, from ``POST /tickets``: browsers cannot
 send headers here) or the ``Authorization`` header, never a token in the URL. A connection counts
-against the rate limits and caps of its address and account (:mod:`server.http.ratelimit`), and
+against the rate limits and caps of its address and account (:mod:`server.access.ratelimit`), and
 stops
 once its token is revoked or expires: a command on it is refused, and :class:`SessionWatch` closes
 it within ``Config.session_check`` seconds. So does a stream of a private table once its account
@@ -43,7 +43,8 @@ from events.store.errors import StoreError, StoreUnavailableError
 from events.store.event_store import RecordedEvent
 from events.store.streams import chat_stream, decode_recorded, table_stream
 from events.store.subscription import LiveFeed
-from server.http import auth, privacy, ratelimit, wire
+from server.access import auth, ratelimit
+from server.http import privacy, wire
 from server.http.common import (
     BIGINT_MAX,
     CommandEnvelope,
@@ -57,7 +58,7 @@ from server.http.problems import Problem, bad_request, log_failure, to_problem, 
 from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, PRESENCE, SOCKETS, TABLES
 from server.live.background import running
 from server.live.presence import Watcher
-from server.views.table import throw_view
+from server.views.throw import throw_view
 
 log = logging.getLogger("chouette.streams")
 
@@ -84,7 +85,7 @@ THROWS = frozenset({"opening_throw", "dice_rolled"})
 
 class ThrowMessages:
     """The table streams' latest messages, each encoded once for every socket of the table,
-    and the ``m`` of the latest throws (:func:`server.views.table.throw_view`): the legal plays
+    and the ``m`` of the latest throws (:func:`server.views.throw.throw_view`): the legal plays
     of the player to move, or that they cannot move. Bounded: the ``size`` messages and the
     ``size`` throws seen last."""
 

@@ -47,7 +47,7 @@ class EventMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     event, and in a command's result."""
     m: Any = None
     """Streams only, on an ``opening_throw`` or ``dice_rolled``: what the throw leaves the
-    player to move (:class:`server.views.table.ThrowView`: the legal plays, or none when they
+    player to move (:class:`server.views.throw.ThrowView`: the legal plays, or none when they
     cannot move). Absent when the table had moved on before the throw was first streamed."""
 
 

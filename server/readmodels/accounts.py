@@ -1,7 +1,7 @@
 """Accounts, their bearer tokens and stream tickets: the tables ``accounts``, ``tokens`` and
 ``stream_tickets``.
 
-:class:`server.http.auth.Accounts` hashes passwords and makes tokens and tickets; this module
+:class:`server.access.auth.Accounts` hashes passwords and makes tokens and tickets; this module
 reads and writes their rows, each operation in one transaction where it writes more than one.
 A token or a ticket is kept as its SHA-256 (the caller hashes it), and expires ``ttl`` seconds
 after it was written, by the database's clock.

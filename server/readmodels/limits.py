@@ -1,7 +1,7 @@
 """The cap on open tables, counted in the database so it holds across processes (issue 11):
 the table ``table_creators``, who created which table, read with the lobby's ``lobby_tables``.
 
-:func:`server.http.ratelimit.reserve_table` says what the cap is and answers a refusal; this
+:func:`server.access.ratelimit.reserve_table` says what the cap is and answers a refusal; this
 module counts and records, one account's creates one after the other in every process.
 """
 

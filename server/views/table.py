@@ -20,10 +20,10 @@ import msgspec
 from engine.chouette import TARGETED_ACTIONS, Chouette, ChouetteGame, Side
 from engine.errors import EngineError, InvalidIdError
 from engine.game import Game, Phase
-from engine.moves import Play, check_dice, play_tuples
+from engine.moves import Play, check_dice
 from engine.notation import blot_points, format_moves
 from engine.position import Position
-from engine.routes import play_steps, route_moves, routes_of
+from engine.routes import routes_of
 from events.domain import clocks
 from events.domain.allowed import allowed, held_back, may_join
 from events.domain.chat import team_can_read
@@ -33,7 +33,6 @@ from events.domain.types import TableOptions
 from server.live.bots import is_bot
 
 __all__ = [
-    "AfterThrow",
     "ChouetteTableView",
     "CubeView",
     "GameView",
@@ -43,12 +42,10 @@ __all__ = [
     "PlayerView",
     "SideView",
     "TableView",
-    "ThrowView",
-    "ThrowWire",
-    "after_throw",
+    "legal_views",
     "role_of",
     "table_view",
-    "throw_view",
+    "targets_of",
     "viewer_turn",
 ]
 
@@ -326,54 +323,6 @@ class ChouetteTableView(_Base, kw_only=True, tag="chouette"):
 TableView = MoneyTableView | MatchTableView | ChouetteTableView
 
 
-class AfterThrow(msgspec.Struct, kw_only=True):
-    """What one viewer's table view says after a throw, sent in the throw's ``m`` so that the
-    client follows the throw without fetching the view and without rules of its own."""
-
-    allowed: list[str]
-    """The view's ``allowed`` after the throw."""
-    targets: dict[str, list[str]]
-    """The view's ``targets`` after the throw."""
-    turn: int | None
-    """The view's ``game.turn`` after the throw: the index, in that viewer's ``sides``, of the
-    side on turn."""
-
-
-class ThrowView(msgspec.Struct, kw_only=True):
-    """What a throw leaves the table waiting for, sent with the throw on the table's streams
-    (the ``m`` of an ``opening_throw`` or ``dice_rolled`` message) so that the player to move
-    never has to fetch the table view to play: the same for every recipient (it is public)."""
-
-    player: str
-    """Who moves: the thrower, or after an opening throw its winner."""
-    dice: tuple[int, int]
-    plays: list[LegalPlayView]
-    """The legal plays, as in the view's ``game.legal_plays``; **empty: the player cannot
-    move** and the turn has already passed (no ``move`` is expected)."""
-    status: str
-    """The view's ``game.status`` after the throw."""
-    position_id: str
-    """The view's ``game.position_id`` after the throw."""
-    now: int
-    """The server's time (ms since the epoch) the ``clocks`` are as of."""
-    clocks: list[ClockView]
-    """The view's ``clocks`` after the throw."""
-    viewers: dict[str, AfterThrow]
-    """Everyone at the table and its creator, by account id: what their view says after the
-    throw (:class:`AfterThrow`)."""
-    spectator: AfterThrow
-    """What the view of any other signed-in viewer says after the throw."""
-    anonymous: AfterThrow
-    """What the view of a viewer who is not signed in says after the throw."""
-
-
-class ThrowWire(ThrowView, kw_only=True):
-    """A :class:`ThrowView` as :func:`throw_view` makes it: its ``plays`` encoded already
-    (:func:`_legal_json`), the same bytes once encoded."""
-
-    plays: msgspec.Raw  # type: ignore[assignment]
-
-
 # -- shared pieces ------------------------------------------------------------------------
 
 
@@ -387,7 +336,7 @@ def _side(label: str, players: list[str], board: tuple[int, ...]) -> SideView:
     )
 
 
-def _legal(
+def legal_views(
     position: Position, dice: tuple[int, int] | None, plays: tuple[Play, ...]
 ) -> list[LegalPlayView]:
     if dice is None:
@@ -401,37 +350,6 @@ def _legal(
         )
         for p in plays
     ]
-
-
-_STEP_JSON = {
-    (a, b, hit): f"[{a},{b},{'true' if hit else 'false'}]"
-    for a in range(1, 26)
-    for b in range(a)
-    for hit in (False, True)
-}
-"""Each step of a route as JSON."""
-
-
-def _legal_json(position: Position, dice: tuple[int, int]) -> msgspec.Raw:
-    """:func:`_legal` of every legal play of ``dice``, encoded as the JSON that encoding its
-    views gives, written straight from the move generator's tuples: a throw's message lists
-    every play of every throw, and making a :class:`Play`, a :class:`Position`, a view and
-    the lists of each play cost more than the plays themselves (and fed the collector).
-    ``tests/server/test_stream_plays.py`` checks that both give the same bytes."""
-    d1, d2 = check_dice(dice)
-    blots = blot_points(position.opp)
-    steps = _STEP_JSON
-    out = []
-    for moves, me, their in play_tuples(position, dice):
-        routes = ",".join(
-            [
-                "[" + ",".join([steps[step] for step in play_steps(position, route)]) + "]"
-                for route in route_moves(position, d1, d2, moves, (me, their))
-            ]
-        )
-        # A notation is points, "bar", "off", "/", "*", "(n)" and spaces: nothing to escape.
-        out.append('{"notation":"' + format_moves(blots, moves) + '","steps":[' + routes + "]}")
-    return msgspec.Raw(("[" + ",".join(out) + "]").encode())
 
 
 def viewer_turn(state: TableState, viewer: str | None) -> int | None:
@@ -451,29 +369,6 @@ def viewer_turn(state: TableState, viewer: str | None) -> int | None:
         return None
     seat = state.seat_of(viewer) if viewer else None
     return 0 if game.turn == (seat if seat is not None else 0) else 1
-
-
-def after_throw(
-    state: TableState, now: int
-) -> tuple[dict[str, AfterThrow], AfterThrow, AfterThrow]:
-    """What every viewer's table view says at ``state`` and ``now`` (:class:`ThrowView`'s
-    ``viewers``, ``spectator`` and ``anonymous``): by account id for everyone at the table and
-    its creator, then for any other signed-in viewer, and for one not signed in."""
-    at_table = list(state.players)
-    if state.created_by not in at_table:
-        at_table.append(state.created_by)
-    viewers = {
-        p: AfterThrow(
-            allowed=sorted(allowed(state, p, now)),
-            targets=_targets(state, p),
-            turn=viewer_turn(state, p),
-        )
-        for p in at_table
-    }
-    turn = viewer_turn(state, None)
-    # Someone not at the table may join it, or send nothing (events.domain.allowed).
-    spectator = AfterThrow(allowed=["join"] if may_join(state) else [], targets={}, turn=turn)
-    return viewers, spectator, AfterThrow(allowed=[], targets={}, turn=turn)
 
 
 def role_of(state: TableState, viewer: str | None) -> Role:
@@ -646,7 +541,7 @@ def _duel_game(state: TableState, game: Game, viewer: str | None) -> GameView:
         match_id=cube.match_id,
         dice_commitment=state.commitment,
         cubes=[cube],
-        legal_plays=_legal(game.position, game.dice, game.legal_plays()),
+        legal_plays=legal_views(game.position, game.dice, game.legal_plays()),
         result=result,
         forfeits=_forfeits(state),
     )
@@ -784,12 +679,12 @@ def _chouette_game(
         match_id=None,
         dice_commitment=state.commitment,
         cubes=_member_cubes(state, ch, g),
-        legal_plays=_legal(g.position, g.dice, ch.legal_plays()),
+        legal_plays=legal_views(g.position, g.dice, ch.legal_plays()),
         forfeits=_forfeits(state),
     )
 
 
-def _targets(state: TableState, viewer: str | None) -> dict[str, list[str]]:
+def targets_of(state: TableState, viewer: str | None) -> dict[str, list[str]]:
     """The view's ``targets``: in a chouette, the members whose cubes ``viewer`` may name for
     each targeted action; empty otherwise."""
     ch = state.chouette
@@ -804,7 +699,7 @@ def _targets(state: TableState, viewer: str | None) -> dict[str, list[str]]:
 
 def _chouette(state: TableState, viewer: str | None, **base: object) -> ChouetteTableView:
     ch = state.chouette
-    targets = _targets(state, viewer)
+    targets = targets_of(state, viewer)
     if ch is None:
         return ChouetteTableView(
             **base,  # type: ignore[arg-type]
@@ -840,64 +735,6 @@ def _chouette(state: TableState, viewer: str | None, **base: object) -> Chouette
         ],
         text=ch.text(),
     )
-
-
-def throw_view(
-    state: TableState, kind: str, thrower: str, dice: tuple[int, int], now: int
-) -> ThrowWire | None:
-    """What the throw that made ``state`` (its last event, of type ``kind``, by ``thrower``
-    with ``dice``; an opening throw has no thrower: '') leaves the player to move. None when
-    nobody moves after it (a tied opening throw)."""
-    moving = False  # whether the plays are listed (a chouette between its games lists none)
-    if state.kind == "chouette":
-        ch = state.chouette
-        g = ch.game if ch is not None else None
-        if ch is None or g is None:
-            return None
-        phase, mover, position = g.phase, ch.on_roll, g.position
-        if phase is Phase.MOVE and g.dice is not None:
-            dice, moving = g.dice, ch.in_progress
-    else:
-        game = state.game
-        if game is None:
-            return None
-        phase, position = game.phase, game.position
-        mover = state.seats[game.turn] if phase in (Phase.ROLL, Phase.MOVE) else None
-        if phase is Phase.MOVE and game.dice is not None:
-            dice, moving = game.dice, True
-    viewers, spectator, anonymous = after_throw(state, now)
-    if phase is Phase.MOVE and mover is not None:
-        who = state.display_name(mover)
-        return ThrowWire(
-            player=mover,
-            dice=dice,
-            plays=_legal_json(position, dice) if moving else _NO_PLAYS,
-            status=f"Waiting for {who} to move {dice[0]}-{dice[1]}.",
-            position_id=position.position_id(),
-            now=now,
-            clocks=clock_views(state, now),
-            viewers=viewers,
-            spectator=spectator,
-            anonymous=anonymous,
-        )
-    if kind == "dice_rolled" and thrower:
-        # No legal play: the turn passed at once.
-        return ThrowWire(
-            player=thrower,
-            dice=dice,
-            plays=_NO_PLAYS,
-            status=f"{state.display_name(thrower)} cannot move {dice[0]}-{dice[1]}.",
-            position_id=position.position_id(),
-            now=now,
-            clocks=clock_views(state, now),
-            viewers=viewers,
-            spectator=spectator,
-            anonymous=anonymous,
-        )
-    return None
-
-
-_NO_PLAYS = msgspec.Raw(b"[]")
 
 
 def table_view(

@@ -11,8 +11,8 @@ from typing import Any
 import aiohttp
 import pytest
 
+from server.access.ratelimit import MAX_KEYS, TokenBucket
 from server.config import Config, Rate
-from server.http.ratelimit import MAX_KEYS, TokenBucket
 from server.keys import ACCOUNTS_POOL, LOBBY
 from tests.server.conftest import Api, Reply, connect, ticket, ws_path
 

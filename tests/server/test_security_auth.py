@@ -21,7 +21,7 @@ import pytest
 from aiohttp import WSCloseCode
 from aiohttp.test_utils import TestClient
 
-from server.http import auth
+from server.access import auth
 from server.http.streams import SessionWatch
 from server.keys import ACCOUNTS_POOL
 from tests.server.conftest import Api, User, WsClient, connect, read_sse, ticket, ws_path

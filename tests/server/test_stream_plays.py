@@ -12,7 +12,8 @@ from aiohttp.test_utils import TestClient
 from engine_corpus import ROLLS, corpus
 
 from engine.moves import legal_plays
-from server.views.table import ThrowView, ThrowWire, _legal, _legal_json
+from server.views.table import legal_views
+from server.views.throw import ThrowView, ThrowWire, legal_json
 from tests.server.conftest import (
     Api,
     User,
@@ -67,8 +68,8 @@ def test_the_throw_messages_plays_are_the_table_views_byte_for_byte() -> None:
     for pos in corpus(16, 300):
         for dice in ROLLS:
             plays = legal_plays(pos, dice).plays
-            fast = encode(_legal_json(pos, dice))
-            assert fast == encode(_legal(pos, dice, plays)), (pos.position_id(), dice)
+            fast = encode(legal_json(pos, dice))
+            assert fast == encode(legal_views(pos, dice, plays)), (pos.position_id(), dice)
             for view in msgspec.json.decode(fast, type=list[dict[str, Any]]):
                 seen["routes"] += len(view["steps"]) > 1
                 steps = [s for route in view["steps"] for s in route]

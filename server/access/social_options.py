@@ -10,7 +10,7 @@ from aiohttp import web
 
 from events.domain.types import TableOptions
 from events.store.streams import table_stream
-from server.http import auth
+from server.access import auth
 from server.http.problems import bad_request, forbidden
 from server.keys import ACCOUNTS_POOL, TABLES
 from server.readmodels import invitations

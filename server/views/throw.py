@@ -1,0 +1,184 @@
+"""A throw's message: what a throw (an ``opening_throw`` or ``dice_rolled``) leaves the table
+waiting for, sent as the ``m`` of its stream message (:class:`ThrowView`) so that the player to
+move never fetches the table view to play, and what each viewer's view says after it
+(:class:`AfterThrow`). The legal plays are written as JSON straight from the move generator
+(:func:`legal_json`); ``tests/server/test_stream_plays.py`` checks they are the bytes the
+table view's :class:`~server.views.table.LegalPlayView` list encodes to."""
+
+from __future__ import annotations
+
+import msgspec
+
+from engine.game import Phase
+from engine.moves import check_dice, play_tuples
+from engine.notation import blot_points, format_moves
+from engine.position import Position
+from engine.routes import play_steps, route_moves
+from events.domain.allowed import allowed, may_join
+from events.domain.table import TableState
+from server.views.table import ClockView, LegalPlayView, clock_views, targets_of, viewer_turn
+
+__all__ = ["AfterThrow", "ThrowView", "ThrowWire", "after_throw", "legal_json", "throw_view"]
+
+
+class AfterThrow(msgspec.Struct, kw_only=True):
+    """What one viewer's table view says after a throw, sent in the throw's ``m`` so that the
+    client follows the throw without fetching the view and without rules of its own."""
+
+    allowed: list[str]
+    """The view's ``allowed`` after the throw."""
+    targets: dict[str, list[str]]
+    """The view's ``targets`` after the throw."""
+    turn: int | None
+    """The view's ``game.turn`` after the throw: the index, in that viewer's ``sides``, of the
+    side on turn."""
+
+
+class ThrowView(msgspec.Struct, kw_only=True):
+    """What a throw leaves the table waiting for, sent with the throw on the table's streams
+    (the ``m`` of an ``opening_throw`` or ``dice_rolled`` message) so that the player to move
+    never has to fetch the table view to play: the same for every recipient (it is public)."""
+
+    player: str
+    """Who moves: the thrower, or after an opening throw its winner."""
+    dice: tuple[int, int]
+    plays: list[LegalPlayView]
+    """The legal plays, as in the view's ``game.legal_plays``; **empty: the player cannot
+    move** and the turn has already passed (no ``move`` is expected)."""
+    status: str
+    """The view's ``game.status`` after the throw."""
+    position_id: str
+    """The view's ``game.position_id`` after the throw."""
+    now: int
+    """The server's time (ms since the epoch) the ``clocks`` are as of."""
+    clocks: list[ClockView]
+    """The view's ``clocks`` after the throw."""
+    viewers: dict[str, AfterThrow]
+    """Everyone at the table and its creator, by account id: what their view says after the
+    throw (:class:`AfterThrow`)."""
+    spectator: AfterThrow
+    """What the view of any other signed-in viewer says after the throw."""
+    anonymous: AfterThrow
+    """What the view of a viewer who is not signed in says after the throw."""
+
+
+class ThrowWire(ThrowView, kw_only=True):
+    """A :class:`ThrowView` as :func:`throw_view` makes it: its ``plays`` encoded already
+    (:func:`legal_json`), the same bytes once encoded."""
+
+    plays: msgspec.Raw  # type: ignore[assignment]
+
+
+_STEP_JSON = {
+    (a, b, hit): f"[{a},{b},{'true' if hit else 'false'}]"
+    for a in range(1, 26)
+    for b in range(a)
+    for hit in (False, True)
+}
+"""Each step of a route as JSON."""
+
+
+def legal_json(position: Position, dice: tuple[int, int]) -> msgspec.Raw:
+    """:func:`~server.views.table.legal_views` of every legal play of ``dice``, encoded as the
+    JSON that encoding its views gives, written straight from the move generator's tuples: a
+    throw's message lists every play of every throw, and making a :class:`Play`, a view and
+    the lists of each play cost more than the plays themselves (and fed the collector).
+    ``tests/server/test_stream_plays.py`` checks that both give the same bytes."""
+    d1, d2 = check_dice(dice)
+    blots = blot_points(position.opp)
+    steps = _STEP_JSON
+    out = []
+    for moves, me, their in play_tuples(position, dice):
+        routes = ",".join(
+            [
+                "[" + ",".join([steps[step] for step in play_steps(position, route)]) + "]"
+                for route in route_moves(position, d1, d2, moves, (me, their))
+            ]
+        )
+        # A notation is points, "bar", "off", "/", "*", "(n)" and spaces: nothing to escape.
+        out.append('{"notation":"' + format_moves(blots, moves) + '","steps":[' + routes + "]}")
+    return msgspec.Raw(("[" + ",".join(out) + "]").encode())
+
+
+def after_throw(
+    state: TableState, now: int
+) -> tuple[dict[str, AfterThrow], AfterThrow, AfterThrow]:
+    """What every viewer's table view says at ``state`` and ``now`` (:class:`ThrowView`'s
+    ``viewers``, ``spectator`` and ``anonymous``): by account id for everyone at the table and
+    its creator, then for any other signed-in viewer, and for one not signed in."""
+    at_table = list(state.players)
+    if state.created_by not in at_table:
+        at_table.append(state.created_by)
+    viewers = {
+        p: AfterThrow(
+            allowed=sorted(allowed(state, p, now)),
+            targets=targets_of(state, p),
+            turn=viewer_turn(state, p),
+        )
+        for p in at_table
+    }
+    turn = viewer_turn(state, None)
+    # Someone not at the table may join it, or send nothing (events.domain.allowed).
+    spectator = AfterThrow(allowed=["join"] if may_join(state) else [], targets={}, turn=turn)
+    return viewers, spectator, AfterThrow(allowed=[], targets={}, turn=turn)
+
+
+_NO_PLAYS = msgspec.Raw(b"[]")
+
+
+def throw_view(
+    state: TableState, kind: str, thrower: str, dice: tuple[int, int], now: int
+) -> ThrowWire | None:
+    """What the throw that made ``state`` (its last event, of type ``kind``, by ``thrower``
+    with ``dice``; an opening throw has no thrower: '') leaves the player to move. None when
+    nobody moves after it (a tied opening throw)."""
+    moving = False  # whether the plays are listed (a chouette between its games lists none)
+    if state.kind == "chouette":
+        ch = state.chouette
+        g = ch.game if ch is not None else None
+        if ch is None or g is None:
+            return None
+        phase, mover, position = g.phase, ch.on_roll, g.position
+        if phase is Phase.MOVE and g.dice is not None:
+            dice, moving = g.dice, ch.in_progress
+    else:
+        game = state.game
+        if game is None:
+            return None
+        phase, position = game.phase, game.position
+        mover = state.seats[game.turn] if phase in (Phase.ROLL, Phase.MOVE) else None
+        if phase is Phase.MOVE and game.dice is not None:
+            dice, moving = game.dice, True
+    viewers, spectator, anonymous = after_throw(state, now)
+    if phase is Phase.MOVE and mover is not None:
+        who = state.display_name(mover)
+        return ThrowWire(
+            player=mover,
+            dice=dice,
+            plays=legal_json(position, dice) if moving else _NO_PLAYS,
+            status=f"Waiting for {who} to move {dice[0]}-{dice[1]}.",
+            position_id=position.position_id(),
+            now=now,
+            clocks=clock_views(state, now),
+            viewers=viewers,
+            spectator=spectator,
+            anonymous=anonymous,
+        )
+    if kind == "dice_rolled" and thrower:
+        # No legal play: the turn passed at once.
+        return ThrowWire(
+            player=thrower,
+            dice=dice,
+            plays=_NO_PLAYS,
+            status=f"{state.display_name(thrower)} cannot move {dice[0]}-{dice[1]}.",
+            position_id=position.position_id(),
+            now=now,
+            clocks=clock_views(state, now),
+            viewers=viewers,
+            spectator=spectator,
+            anonymous=anonymous,
+        )
+    return None
+
+
+_NO_PLAYS = msgspec.Raw(b"[]")
