@@ -39,15 +39,18 @@ START_RATING = 1500.0
 DECIMALS = 6
 """Decimals a rating and a change are kept to."""
 
-RATEABLE_PREFIX = "u_"
-"""Registered accounts' ids start ``u_`` (guests' ``g_``, bots' ``b_``): only matches between
-two registered accounts are rated."""
+RATEABLE_PREFIXES = ("u_", "g_")
+"""Registered accounts' ids start ``u_``, guests' ``g_`` and bots' ``b_``. A guest kept as an
+account (``POST /me/account``) keeps its ``g_`` id, so the id alone cannot tell it from a guest:
+a rated table is for registered accounts only (the server refuses a guest's join there, and
+turns ``registered_only`` on with ``rated``), so a ``g_`` player of a rated match was registered
+when they sat down. Only bots are never rated."""
 
 
 def is_rateable(player: str) -> bool:
-    """Whether ``player`` (an account id) can be rated: a registered account, not a guest and
-    not a bot."""
-    return player.startswith(RATEABLE_PREFIX)
+    """Whether ``player`` (an account id) of a rated match can be rated: an account, not a bot
+    (a rated match's players are registered: see :data:`RATEABLE_PREFIXES`)."""
+    return player.startswith(RATEABLE_PREFIXES)
 
 
 def k_factor(experience: int) -> float:

@@ -195,6 +195,35 @@ class Accounts:
         await accounts.create_guest(self.pool, account, token_hash(token), self._ttl(account))
         return account, token
 
+    async def upgrade(self, account: Account, username: str, password: str) -> tuple[Account, str]:
+        """Turn the guest ``account`` into a registered account with this username and
+        password, keeping its account id (its seats, history, ledgers and profile stay). Every
+        token the guest had is revoked and a fresh one, of a registered account's
+        ``token_ttl``, is returned with the account.
+
+        :raises Problem: 409 ``not-a-guest`` when the account is registered already, 409
+            ``username-taken`` when the username is taken (nothing changes either way).
+        """
+        if not account.guest:
+            raise _not_a_guest()
+        phc = await self._off_loop(self.hasher.hash, password)
+        token = secrets.token_urlsafe(32)
+        upgraded = await accounts.upgrade_guest(
+            self.pool, account.account_id, username, phc, token_hash(token), self.token_ttl
+        )
+        if upgraded == "not-guest":
+            raise _not_a_guest()
+        if upgraded == "taken":
+            raise Problem(
+                409,
+                "username-taken",
+                "Username taken",
+                f"the username {username!r} is taken",
+                field="username",
+            )
+        self.revocations += 1  # the guest's sockets check their tokens again
+        return upgraded, token
+
     async def bot(self, account_id: str, strength: str, display_name: str) -> Account:
         """The bot account ``account_id`` (``b_...``), created if new (a retried seating finds
         the one it created). A bot has no password and no token: nobody logs in as one."""
@@ -273,6 +302,15 @@ class Accounts:
         if found is None:
             raise unauthorized(INVALID_TICKET)
         return Session(*found)
+
+
+def _not_a_guest() -> Problem:
+    return Problem(
+        409,
+        "not-a-guest",
+        "Not a guest",
+        "this account is registered already: only a guest account can be kept as one",
+    )
 
 
 ACCOUNTS = web.AppKey("accounts", Accounts)

@@ -28,6 +28,7 @@ __all__ = [
     "CommandResult",
     "CreateTableRequest",
     "GuestRequest",
+    "KeepGuest",
     "Login",
     "Register",
     "TicketResponse",
@@ -64,6 +65,14 @@ class Register(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class Login(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    username: Username
+    password: Password
+
+
+class KeepGuest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A guest kept as a registered account (``POST /me/account``): its username and password,
+    under the rules of registering; the display name stays."""
+
     username: Username
     password: Password
 

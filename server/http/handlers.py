@@ -29,6 +29,7 @@ from server.http.common import (
     CommandResult,
     CreateTableRequest,
     GuestRequest,
+    KeepGuest,
     Login,
     Register,
     TicketResponse,
@@ -91,6 +92,19 @@ async def guest(request: web.Request) -> web.Response:
     limits.hit("guests", limits.address(request))
     account, token = await request.app[auth.ACCOUNTS].guest(body.display_name)
     return json_response(_token(account, token), 201)
+
+
+async def keep_guest(request: web.Request) -> web.Response:
+    """``POST /me/account``: the calling guest becomes a registered account, its id kept, and
+    is answered with a fresh token (its guest tokens are revoked). Rate-limited as
+    registering is, per address."""
+    account = await current_account(request)
+    assert account is not None
+    body = await decode_body(request, KeepGuest)
+    limits = request.app[ratelimit.LIMITS]
+    limits.hit("accounts", limits.address(request))
+    kept, token = await request.app[auth.ACCOUNTS].upgrade(account, body.username, body.password)
+    return json_response(_token(kept, token), 201)
 
 
 async def logout(request: web.Request) -> web.Response:

@@ -13,6 +13,7 @@ __all__ = [
     "COMMAND_EXAMPLES",
     "CREATE_EXAMPLES",
     "GUEST_EXAMPLES",
+    "KEEP_GUEST_EXAMPLES",
     "LOGIN_EXAMPLES",
     "TABLE_ID",
 ]
@@ -172,3 +173,10 @@ LOGIN_EXAMPLES = {
     "login": _example("Log in", {"username": "ann", "password": "correct horse battery"})
 }
 GUEST_EXAMPLES = {"guest": _example("A guest called Cat", {"display_name": "Cat"})}
+KEEP_GUEST_EXAMPLES = {
+    "keep": _example(
+        "Cat keeps her guest account",
+        {"username": "cat", "password": "correct horse battery"},
+        "Cat played as a guest; from now on she logs in as `cat`, with the same account id.",
+    )
+}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import asyncpg
 
@@ -34,6 +34,7 @@ __all__ = [
     "revoke_account_tokens",
     "revoke_token",
     "store_ticket",
+    "upgrade_guest",
     "valid_tokens",
 ]
 
@@ -117,6 +118,38 @@ async def create_guest(
                 account.display_name,
             )
             await _insert_token(conn, token_digest, account.account_id, ttl)
+
+
+async def upgrade_guest(
+    pool: asyncpg.Pool, account_id: str, username: str, phc: str, token_digest: bytes, ttl: float
+) -> Account | Literal["taken", "not-guest"]:
+    """Turn the guest ``account_id`` into a registered account, its id kept (so every seat,
+    ledger line and profile the log gives that id stays its own): its new username and the
+    password's Argon2id hash, every token it had revoked and a fresh one (of ``ttl``) stored,
+    in one transaction. ``"taken"`` when the username is, ``"not-guest"`` when the account is
+    registered already (or a bot's, or none): nothing is written then."""
+    with translate_errors():
+        try:
+            async with pool.acquire() as conn, conn.transaction():
+                row = await conn.fetchrow(
+                    "UPDATE accounts SET username = $2, password_phc = $3, guest = false"
+                    " WHERE account_id = $1 AND guest AND NOT bot"
+                    " RETURNING account_id, username, display_name, guest",
+                    account_id,
+                    username,
+                    phc,
+                )
+                if row is None:
+                    return "not-guest"
+                await conn.execute(
+                    "UPDATE tokens SET revoked_at = now()"
+                    " WHERE account_id = $1 AND revoked_at IS NULL",
+                    account_id,
+                )
+                await _insert_token(conn, token_digest, account_id, ttl)
+        except asyncpg.UniqueViolationError:
+            return "taken"
+    return _account(row)
 
 
 async def create_bot(pool: asyncpg.Pool, account: Account, strength: str) -> None:

@@ -1,11 +1,12 @@
-"""The accounts' routes: registering, logging in and out, a guest's seat, stream tickets and
-``GET /me``. Part of the one route table (:mod:`server.routes`)."""
+"""The accounts' routes: registering, logging in and out, a guest's seat (and keeping a guest
+as an account), stream tickets and ``GET /me``. Part of the one route table (:mod:`server.routes`)."""
 
 from __future__ import annotations
 
 from server.http import handlers as h
 from server.http.common import (
     GuestRequest,
+    KeepGuest,
     Login,
     Register,
     TicketResponse,
@@ -136,6 +137,39 @@ ROUTES: tuple[Route, ...] = (
                 503: problem(UNAVAILABLE),
             },
             body={"required": False, **json_body(GuestRequest, x.GUEST_EXAMPLES)},
+        ),
+    ),
+    Route(
+        "POST",
+        "/me/account",
+        h.keep_guest,
+        op(
+            "Accounts",
+            "Keep a guest as an account",
+            "Turns the calling guest into a registered account with this username and"
+            " password, under the rules of `POST /accounts` (the display name stays). The"
+            " account id does not change, so the guest's seats, history, ledgers, chouette"
+            " ledgers and profile stay its own; the guest's username is gone, and from now on"
+            " the account logs in with `POST /sessions` and may join tables for registered"
+            " accounts (and rated matches, which rate it from then on). Every token the guest"
+            " had is revoked (its open streams stop within seconds) and the answer carries a"
+            " fresh one, of a registered account's lifetime (`token_ttl`, not"
+            " `guest_token_ttl`). Rate-limited as registering is, per address. On any error"
+            " nothing changes.",
+            {
+                201: answer("The account, registered now, and a fresh token", TokenResponse),
+                400: problem(BAD_BODY),
+                401: problem(NO_TOKEN),
+                409: problem(
+                    "The username is taken (`username-taken`), or the caller is not a guest"
+                    " (`not-a-guest`)"
+                ),
+                413: problem(TOO_LARGE),
+                429: too_many(),
+                503: problem(UNAVAILABLE),
+            },
+            body=json_body(KeepGuest, x.KEEP_GUEST_EXAMPLES),
+            security=BEARER,
         ),
     ),
     Route(

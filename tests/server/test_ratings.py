@@ -97,7 +97,9 @@ def reference(specs: list[MatchSpec]) -> dict[str, tuple[float, int]]:
     """The ratings by the formula alone, folded in order: (rating, experience)."""
     ratings: dict[str, tuple[float, int]] = {}
     for s in specs:
-        if not s.rated or not (s.a.startswith("u_") and s.b.startswith("u_")):
+        # Any account but a bot's: a rated table seats registered accounts only, and a guest
+        # kept as an account (POST /me/account) keeps its g_ id.
+        if not s.rated or s.a.startswith("b_") or s.b.startswith("b_"):
             continue
         loser = s.b if s.winner == s.a else s.a
         w, le = ratings.get(s.winner, (START_RATING, 0)), ratings.get(loser, (START_RATING, 0))
@@ -115,7 +117,8 @@ async def test_rated_matches_forfeits_and_who_is_rated(
         MatchSpec("u_ann", "u_bob", 5, "u_ann"),
         MatchSpec("u_bob", "u_cat", 3, "u_cat", how="leave"),  # bob leaves: his loss
         MatchSpec("u_ann", "u_cat", 7, "u_ann", how="time"),  # cat's time runs out
-        MatchSpec("u_ann", "g_guest", 5, "g_guest"),  # a guest: not rated
+        # A guest kept as an account (its g_ id kept) at a rated table: rated like anyone.
+        MatchSpec("g_kept", "u_cat", 1, "g_kept"),
         MatchSpec("u_ann", "b_bot", 5, "b_bot"),  # a bot: not rated
         MatchSpec("u_ann", "u_bob", 5, "u_bob", rated=False),  # not a rated table
     ]
@@ -124,7 +127,7 @@ async def test_rated_matches_forfeits_and_who_is_rated(
     ]
     await projector.catch_up(store)
     rows = {r["player"]: r for r in await pool.fetch("SELECT * FROM ratings")}
-    assert set(rows) == {"u_ann", "u_bob", "u_cat"}
+    assert set(rows) == {"u_ann", "u_bob", "u_cat", "g_kept"}
     expected = reference(specs)
     assert {p: (r["rating"], r["experience"]) for p, r in rows.items()} == expected
     # By hand: ann beats bob (5 points, both new): ±22.36068.
@@ -137,8 +140,9 @@ async def test_rated_matches_forfeits_and_who_is_rated(
     }
     assert rows["u_ann"]["matches"] == 2 and rows["u_ann"]["won"] == 2
     assert rows["u_bob"]["matches"] == 2 and rows["u_bob"]["won"] == 0
-    assert rows["u_cat"]["experience"] == 10
-    for unrated in tables[3:]:
+    assert rows["u_cat"]["experience"] == 11
+    assert rows["g_kept"]["matches"] == 1 and rows["g_kept"]["won"] == 1
+    for unrated in tables[4:]:
         assert (
             await pool.fetchval("SELECT count(*) FROM rating_history WHERE table_id = $1", unrated)
             == 0
