@@ -160,7 +160,8 @@ class Accounts:
 
     # -- accounts and tokens ---------------------------------------------------------------
 
-    def _ttl(self, account: Account) -> float:
+    def ttl(self, account: Account) -> float:
+        """How long a fresh token of ``account`` is good for, in seconds."""
         return self.guest_token_ttl if account.guest else self.token_ttl
 
     async def register(
@@ -174,7 +175,7 @@ class Accounts:
         account = Account(f"u_{uuid.uuid4().hex}", username, display_name or username)
         token = secrets.token_urlsafe(32)
         if not await accounts.create_account(
-            self.pool, account, phc, token_hash(token), self._ttl(account)
+            self.pool, account, phc, token_hash(token), self.ttl(account)
         ):
             raise Problem(
                 409,
@@ -192,7 +193,7 @@ class Accounts:
             f"g_{uuid.uuid4().hex}", f"guest-{suffix}", display_name or f"Guest {suffix}", True
         )
         token = secrets.token_urlsafe(32)
-        await accounts.create_guest(self.pool, account, token_hash(token), self._ttl(account))
+        await accounts.create_guest(self.pool, account, token_hash(token), self.ttl(account))
         return account, token
 
     async def upgrade(self, account: Account, username: str, password: str) -> tuple[Account, str]:
@@ -246,7 +247,7 @@ class Accounts:
         account = found[0]
         token = secrets.token_urlsafe(32)
         await accounts.log_in(
-            self.pool, account.account_id, rehashed, token_hash(token), self._ttl(account)
+            self.pool, account.account_id, rehashed, token_hash(token), self.ttl(account)
         )
         return account, token
 

@@ -87,6 +87,13 @@ class TokenResponse(msgspec.Struct, kw_only=True):
     username: str
     display_name: str
     guest: bool
+    expires_in: Annotated[
+        float,
+        Meta(
+            description="Seconds the token is good for (a guest's `guest_token_ttl`, an"
+            " account's `token_ttl`), unless revoked first."
+        ),
+    ]
 
 
 class TicketResponse(msgspec.Struct, kw_only=True):

@@ -73,7 +73,7 @@ async def register(request: web.Request) -> web.Response:
     account, token = await request.app[auth.ACCOUNTS].register(
         body.username, body.password, body.display_name
     )
-    return json_response(_token(account, token), 201)
+    return json_response(_token(request, account, token), 201)
 
 
 async def login(request: web.Request) -> web.Response:
@@ -82,7 +82,7 @@ async def login(request: web.Request) -> web.Response:
     limits.hit("logins_address", limits.address(request))
     limits.hit("logins_username", body.username.lower())
     account, token = await request.app[auth.ACCOUNTS].login(body.username, body.password)
-    return json_response(_token(account, token))
+    return json_response(_token(request, account, token))
 
 
 async def guest(request: web.Request) -> web.Response:
@@ -91,7 +91,7 @@ async def guest(request: web.Request) -> web.Response:
     limits = request.app[ratelimit.LIMITS]
     limits.hit("guests", limits.address(request))
     account, token = await request.app[auth.ACCOUNTS].guest(body.display_name)
-    return json_response(_token(account, token), 201)
+    return json_response(_token(request, account, token), 201)
 
 
 async def keep_guest(request: web.Request) -> web.Response:
@@ -104,7 +104,7 @@ async def keep_guest(request: web.Request) -> web.Response:
     limits = request.app[ratelimit.LIMITS]
     limits.hit("accounts", limits.address(request))
     kept, token = await request.app[auth.ACCOUNTS].upgrade(account, body.username, body.password)
-    return json_response(_token(kept, token), 201)
+    return json_response(_token(request, kept, token), 201)
 
 
 async def logout(request: web.Request) -> web.Response:
@@ -151,13 +151,14 @@ async def me(request: web.Request) -> web.Response:
     )
 
 
-def _token(account: auth.Account, token: str) -> TokenResponse:
+def _token(request: web.Request, account: auth.Account, token: str) -> TokenResponse:
     return TokenResponse(
         token=token,
         account_id=account.account_id,
         username=account.username,
         display_name=account.display_name,
         guest=account.guest,
+        expires_in=request.app[auth.ACCOUNTS].ttl(account),
     )
 
 

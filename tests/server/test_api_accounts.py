@@ -7,6 +7,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from server.keys import CONFIG
 from tests.server.conftest import Api, User, connect, only
 
 
@@ -18,7 +19,8 @@ async def test_register_then_me(api: Api) -> None:
     )
     assert r.status == 201
     body = r.body
-    assert set(body) == {"token", "account_id", "username", "display_name", "guest"}
+    assert set(body) == {"token", "account_id", "username", "display_name", "guest", "expires_in"}
+    assert body["expires_in"] == api.app[CONFIG].token_ttl  # type: ignore[index]
     assert body["username"] == "marie.curie" and body["display_name"] == "Marie"
     assert body["guest"] is False and len(body["token"]) >= 32
     me = await api.request("GET", "/me", headers={"Authorization": f"Bearer {body['token']}"})
@@ -96,6 +98,7 @@ async def test_logout_revokes_only_that_token(api: Api) -> None:
 async def test_guests_play_without_an_account(api: Api) -> None:
     bare = await api.request("POST", "/guests")
     assert bare.status == 201 and bare.body["guest"] is True
+    assert bare.body["expires_in"] == api.app[CONFIG].guest_token_ttl  # type: ignore[index]
     assert bare.body["username"].startswith("guest-")
     named = await api.guest("Visitor")
     assert named.display_name == "Visitor"

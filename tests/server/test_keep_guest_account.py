@@ -67,6 +67,7 @@ async def test_a_kept_guest_keeps_its_id_seat_ledger_tables_and_profile(api: Api
     assert kept.body["account_id"] == guest.account_id
     assert kept.body["username"] == "gwen_kept" and kept.body["display_name"] == "Gwen"
     assert kept.body["guest"] is False and kept.body["token"] != guest.token
+    assert kept.body["expires_in"] == api.app[CONFIG].token_ttl  # type: ignore[index]
     now = User(kept.body["token"], guest.account_id, "gwen_kept", "Gwen")
 
     # The fresh token is a registered account's; every token the guest had is revoked.
