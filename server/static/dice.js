@@ -1,4 +1,4 @@
-// Provably fair dice, checked in the browser with Web Crypto (docs/dice.md, events/domain/dice.py).
+// Provably fair dice, checked in the browser (docs/dice.md, events/domain/dice.py).
 //
 //   commitment = hex(SHA-256(seed))
 //   key        = HMAC-SHA256(key = seed,
@@ -13,17 +13,31 @@
 // dice: the box's then the captain's, or seat 0's then seat 1's; a tie throws again), then each
 // roll (two dice, in the order recorded).
 //
-// Uses only globalThis.crypto.subtle: browsers (a secure context, or localhost) and Node >= 19.
+// The hashes are Web Crypto's (globalThis.crypto.subtle) where there is one: browsers in a secure
+// context (HTTPS, or localhost) and Node >= 19. Elsewhere, a page served over plain HTTP by a
+// host name above all, they are sha256.js's, in plain JavaScript: the same bytes either way, and
+// never a check given up (or, worse, failed) for want of an API.
+//
+// A check that could not be computed at all (an error of the hashing itself) is never reported
+// as a failed one: verifyEvents gives the game the status "unchecked", with the reason.
+
+import { hmacSha256Signer, sha256 as sha256Js } from "./sha256.js";
 
 export const DOMAIN = "chouette-dice/v1/";
 export const KEY_LABEL = `${DOMAIN}key`;
 
 const utf8 = new TextEncoder();
 
+/** Web Crypto's SubtleCrypto, or null where there is none (an insecure context). Asked for at
+ * each use, so that a test may take it away. */
 function subtle() {
-  const s = globalThis.crypto?.subtle;
-  if (!s) throw new Error("Web Crypto (crypto.subtle) is not available here");
-  return s;
+  return globalThis.crypto?.subtle ?? null;
+}
+
+/** Which implementation the hashes are computed with here: "web-crypto" (the platform's) or
+ * "javascript" (sha256.js, where there is no crypto.subtle). */
+export function hashImplementation() {
+  return subtle() ? "web-crypto" : "javascript";
 }
 
 /** Bytes from hex (any case); throws on anything else. */
@@ -52,15 +66,23 @@ function concat(parts) {
 }
 
 async function sha256(bytes) {
-  return new Uint8Array(await subtle().digest("SHA-256", bytes));
+  const s = subtle();
+  return s ? new Uint8Array(await s.digest("SHA-256", bytes)) : sha256Js(bytes);
 }
 
+/** An HMAC-SHA-256 key: an async `sign(message)` giving the MAC's bytes. */
 async function hmacKey(raw) {
-  return subtle().importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const s = subtle();
+  if (!s) {
+    const sign = hmacSha256Signer(raw);
+    return async (message) => sign(message);
+  }
+  const key = await s.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return async (message) => new Uint8Array(await s.sign("HMAC", key, message));
 }
 
 async function hmac(key, message) {
-  return new Uint8Array(await subtle().sign("HMAC", key, message));
+  return key(message);
 }
 
 /** The commitment to a seed (hex in, hex out): SHA-256. */
@@ -68,15 +90,22 @@ export async function commitmentOf(seedHex) {
   return bytesToHex(await sha256(hexToBytes(seedHex)));
 }
 
-/** Whether a revealed seed is the one committed to (false for a seed that is not hex). */
+/**
+ * Whether a revealed seed is the one committed to: false for a computed mismatch, and for a
+ * seed that is not hex or a commitment that is not a string (no bytes hash to it), as
+ * events/domain/dice.py's `verify` answers. Rejects, rather than answering false, when the
+ * hash itself could not be computed: that is no evidence against the seed.
+ */
 export async function checkCommitment(seedHex, commitmentHex) {
   if (typeof commitmentHex !== "string") return false;
+  let seed;
   try {
-    // Exactly as events/domain/dice.py compares: the lower-case hex the server publishes.
-    return (await commitmentOf(seedHex)) === commitmentHex;
+    seed = hexToBytes(seedHex);
   } catch {
     return false;
   }
+  // Exactly as events/domain/dice.py compares: the lower-case hex the server publishes.
+  return bytesToHex(await sha256(seed)) === commitmentHex;
 }
 
 /** The game's HMAC key, raw bytes: the seed with the players' seeds mixed in. */
@@ -110,7 +139,7 @@ export async function deriveDice(seedHex, clientSeeds = [], count = 2, start = 0
 
 /**
  * Check one game: the revealed seed against the commitment, then every recorded die against
- * the one the seed derives.
+ * the one the seed derives. Rejects when a hash could not be computed (never a false `ok`).
  *
  * @param {{commitment: string, seed: string, clientSeeds?: string[],
  *   throws: Array<number[]|number>}} game `throws` in the order of the dice counter (each an
@@ -217,12 +246,15 @@ export function gamesFromEvents(events) {
 /**
  * Verify every game of a table's events. A game in play keeps its seed secret (`pending`); a
  * game with neither commitment nor seed (imported from a file) cannot be checked
- * (`uncommitted`); any other game is `ok` or `failed`.
+ * (`uncommitted`); a game whose check could not be computed (the hashing threw) is
+ * `unchecked`, with the `reason`; any other game is `ok` or `failed`, and `failed` only for a
+ * computed mismatch.
  *
- * @returns {Promise<Array<{game: number, status: "ok"|"failed"|"pending"|"uncommitted",
- *   ok: boolean, commitmentOk: boolean, checked: number, firstMismatch: object|null,
- *   version: number|null}>>} `version` is the stream version of the throw that differs, when
- *   the events carried versions.
+ * @returns {Promise<Array<{game: number,
+ *   status: "ok"|"failed"|"pending"|"uncommitted"|"unchecked", ok: boolean,
+ *   commitmentOk: boolean, checked: number, firstMismatch: object|null, version: number|null,
+ *   reason?: string}>>} `version` is the stream version of the throw that differs, when the
+ *   events carried versions.
  */
 export async function verifyEvents(events) {
   const out = [];
@@ -236,12 +268,19 @@ export async function verifyEvents(events) {
       out.push({ ...base, status: "uncommitted", version: null });
       continue;
     }
-    const result = await verifyGame({
-      commitment: g.commitment,
-      seed: g.seed,
-      clientSeeds: g.clientSeeds,
-      throws: g.throws.map((t) => t.dice),
-    });
+    let result;
+    try {
+      result = await verifyGame({
+        commitment: g.commitment,
+        seed: g.seed,
+        clientSeeds: g.clientSeeds,
+        throws: g.throws.map((t) => t.dice),
+      });
+    } catch (err) {
+      const reason = `the check could not be computed here: ${err?.message ?? err}`;
+      out.push({ ...base, status: "unchecked", version: null, reason });
+      continue;
+    }
     const bad = result.firstMismatch;
     out.push({
       game: g.game,

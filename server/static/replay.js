@@ -5,7 +5,7 @@
 import { analysisPanel } from "./analysis.js";
 import { api, matUrl, socketUrl } from "./api.js";
 import { Board } from "./board.js";
-import { verifyEvents, gamesFromEvents } from "./dice.js";
+import { verifyEvents, gamesFromEvents, hashImplementation } from "./dice.js";
 import { h, replace } from "./dom.js";
 import { namer, signed } from "./names.js";
 
@@ -279,7 +279,7 @@ export function replayPage(main, tableId, { showError, at: wanted }) {
     try {
       results = await verifyEvents(events);
     } catch (err) {
-      out.textContent = `Cannot verify here: ${err.message}`;
+      out.textContent = `Not checked: ${err.message}. This is no evidence against the dice.`;
       out.dataset.status = "error";
       return null;
     }
@@ -287,7 +287,10 @@ export function replayPage(main, tableId, { showError, at: wanted }) {
     if (!r) return null;
     out.dataset.status = r.status;
     if (r.status === "ok") {
-      out.textContent = `\u2714 Pass: the seed matches the commitment and all ${r.checked} dice re-derived from it match the record.`;
+      const own = hashImplementation() === "javascript" ? " (hashed by this page's own SHA-256: over plain HTTP the browser offers no Web Crypto)" : "";
+      out.textContent = `\u2714 Pass: the seed matches the commitment and all ${r.checked} dice re-derived from it match the record${own}.`;
+    } else if (r.status === "unchecked") {
+      out.textContent = `Not checked: ${r.reason}. This is no evidence against the dice.`;
     } else if (r.status === "failed") {
       const bad = r.firstMismatch;
       out.textContent = !r.commitmentOk

@@ -1,14 +1,17 @@
 // Checks server/static/dice.js against vectors computed by the Python implementation
 // (events/domain/dice.py, and tables simulated through the decider). Run by
 // tests/client/test_dice_vectors.py, which writes the vectors and names them in
-// CHOUETTE_DICE_VECTORS; not a test file of its own (no `.test.` in its name).
+// CHOUETTE_DICE_VECTORS; not a test file of its own (no `.test.` in its name). It runs once with
+// Web Crypto and once without (CHOUETTE_WEB_CRYPTO=off, tests/client/web_crypto.mjs), when
+// dice.js computes with sha256.js: both paths must give the server's dice.
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { hmacSha256, sha256 } from "../../server/static/sha256.js";
+import { setUpCrypto } from "./web_crypto.mjs";
 
-if (!globalThis.crypto?.subtle) globalThis.crypto = (await import("node:crypto")).webcrypto;
-
+const implementation = await setUpCrypto();
 const d = await import("../../server/static/dice.js");
 
 const path = process.env.CHOUETTE_DICE_VECTORS;
@@ -16,6 +19,23 @@ if (!path) throw new Error("CHOUETTE_DICE_VECTORS names no vector file: run test
 const vectors = JSON.parse(readFileSync(path, "utf8"));
 
 const flat = (game) => game.throws.flatMap((t) => t.dice);
+const utf8 = new TextEncoder();
+
+describe(`the hashing (${implementation})`, () => {
+  it("is the implementation this run asked for", () => {
+    assert.equal(d.hashImplementation(), implementation);
+  });
+
+  it("sha256.js gives the Python commitment and key by itself", () => {
+    for (const v of vectors.derivations) {
+      const seed = d.hexToBytes(v.seed);
+      assert.equal(d.bytesToHex(sha256(seed)), v.commitment);
+      const hashes = v.client_seeds.map((c) => sha256(utf8.encode(c)));
+      const message = new Uint8Array([...utf8.encode(d.KEY_LABEL), ...hashes.flatMap((h) => [...h])]);
+      assert.equal(d.bytesToHex(hmacSha256(seed, message)), v.key);
+    }
+  });
+});
 
 describe("derivations", () => {
   for (const [i, v] of vectors.derivations.entries()) {

@@ -1,13 +1,22 @@
-// Provably fair dice re-derived with Web Crypto (server/static/dice.js), against the worked
-// example of docs/dice.md. The cross-check with the Python implementation on whole simulated
-// tables is tests/client/test_dice_vectors.py.
+// Provably fair dice re-derived in the browser (server/static/dice.js), against the worked
+// example of docs/dice.md: with Web Crypto here, and without it (a page over plain HTTP) in
+// dice_insecure_context.test.mjs, which runs this file with CHOUETTE_WEB_CRYPTO=off. The
+// cross-check with the Python implementation on whole simulated tables is
+// tests/client/test_dice_vectors.py.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { setUpCrypto, withBrokenWebCrypto } from "./web_crypto.mjs";
 
-if (!globalThis.crypto?.subtle) globalThis.crypto = (await import("node:crypto")).webcrypto;
-
+const implementation = await setUpCrypto();
 const d = await import("../../server/static/dice.js");
+
+describe(`the hashing (${implementation})`, () => {
+  it("is the implementation this run asked for", () => {
+    assert.equal(d.hashImplementation(), implementation);
+    assert.equal(Boolean(globalThis.crypto.subtle), implementation === "web-crypto");
+  });
+});
 
 // docs/dice.md, "A worked example".
 const SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
@@ -294,5 +303,24 @@ describe("games from a table's events", () => {
     const [one] = await d.verifyEvents(imported);
     assert.equal(one.status, "uncommitted");
     assert.equal(one.ok, false);
+  });
+
+  it("says a game whose hashes cannot be computed is unchecked, never failed", async () => {
+    const results = await withBrokenWebCrypto(() => d.verifyEvents(chouette));
+    assert.deepEqual(
+      results.map((r) => [r.game, r.status, r.ok]),
+      [
+        [1, "unchecked", false],
+        [2, "pending", false],
+      ],
+    );
+    assert.match(results[0].reason, /could not be computed.*SHA-256 is out of order/);
+    await withBrokenWebCrypto(() =>
+      assert.rejects(d.checkCommitment(SEED, COMMITMENT), /SHA-256 is out of order/),
+    );
+    // Still false, with no hashing, for what no bytes could hash to.
+    assert.equal(await withBrokenWebCrypto(() => d.checkCommitment("not hex", COMMITMENT)), false);
+    // And the real hashes are back.
+    assert.equal((await d.verifyEvents(chouette))[0].status, "ok");
   });
 });

@@ -1,6 +1,8 @@
 """The browser's dice check (``server/static/dice.js``) agrees with the server's
 (``events/domain/dice.py``): vectors computed here with the Python code, checked by
-``tests/client/check_dice_vectors.mjs`` under Node's Web Crypto.
+``tests/client/check_dice_vectors.mjs``, under Node's Web Crypto and again without it (as a
+browser on a page served over plain HTTP by a host name, where ``dice.js`` computes with its own
+``sha256.js``).
 
 The vectors are plain derivations (seeds, client seeds, keys, dice, a rejected byte) and whole
 simulated tables played through the decider with fair dice: a money table whose games have
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 
 from events.domain import dice as fair
 from events.domain import types as e
@@ -164,7 +167,8 @@ def _vectors() -> dict[str, Any]:
     }
 
 
-def test_the_browser_derives_the_servers_dice(tmp_path: Path) -> None:
+@pytest.mark.parametrize("web_crypto", ["on", "off"])
+def test_the_browser_derives_the_servers_dice(tmp_path: Path, web_crypto: str) -> None:
     path = tmp_path / "dice-vectors.json"
     path.write_bytes(msgspec.json.encode(_vectors()))
-    run_node(CHECK, env={"CHOUETTE_DICE_VECTORS": str(path)})
+    run_node(CHECK, env={"CHOUETTE_DICE_VECTORS": str(path), "CHOUETTE_WEB_CRYPTO": web_crypto})
