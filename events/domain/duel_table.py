@@ -32,6 +32,7 @@ from events.domain.table import (
     add_seed,
     evolve_seed,
     game_started,
+    match_left,
     open_for_throw,
     seed_window_ms,
     start_game,
@@ -197,11 +198,12 @@ def _leave(state: TableState, actor: str, seat: int, dice: DiceSource) -> list[e
     a finished match is only that: nothing in it ends again (a game that a server before
     issue 27 left open there stays as the log has it)."""
     left = e.PlayerLeft(player=actor)
-    series = state.match
     if state.match_winner:
         return [left]
-    if series is not None and series.in_play:
-        return [left, *_forfeited(state, series.forfeit(seat), dice)]
+    # The forfeit the table view states as the cost of leaving (events.domain.table.leave_cost).
+    forfeited = match_left(state, seat)
+    if forfeited is not None:
+        return [left, *_forfeited(state, forfeited, dice)]
     if state.in_game:
         return [left, _unplayed(state, dice)]
     return [left]

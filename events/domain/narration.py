@@ -10,7 +10,7 @@ from engine.errors import EngineError
 from engine.game import Phase
 from engine.notation import format_play
 from events.domain import types as e
-from events.domain.table import TableState
+from events.domain.table import Forfeited, LeaveCost, TableState
 
 __all__ = [
     "RESULT_WORDS",
@@ -18,6 +18,7 @@ __all__ = [
     "event_text",
     "forfeits_text",
     "how_note",
+    "leave_text",
     "notation_of",
 ]
 
@@ -204,3 +205,46 @@ HOW_WORDS = {
     "forfeit": " (forfeit: a player left or ran out of time)",
 }
 """How a game ended, as a note after its result (bearing off needs none)."""
+
+
+def _points(n: int) -> str:
+    return f"{n} point" if n == 1 else f"{n} points"
+
+
+def _worth(g: Forfeited, cube: str) -> str:
+    """A forfeited game's worth: "a gammon on your cube of 2"."""
+    return f"{RESULT_WORDS.get(g.result, '?')} {cube} {g.cube}"
+
+
+def leave_text(state: TableState, player: str, cost: LeaveCost) -> str:
+    """What leaving now costs ``player`` (:func:`events.domain.table.leave_cost`), in a sentence
+    the page asks them to confirm: "Leaving now forfeits this game: you lose 6 points (a
+    backgammon at a cube of 2)."; in a chouette, their own game against the box, or the box's
+    against every member still in the game (the sum, then each member's)."""
+    lose = _points(-cost.points)
+    if state.kind == "chouette":
+        box = state.chouette.box if state.chouette else None
+        if player != box or len(cost.games) == 1:
+            g = cost.games[0]
+            if player != box:
+                what, cube = "your game against the box", "on your cube of"
+            else:
+                who = _name(state, g.winner)
+                what, cube = f"the box's game against {who}", f"on {who}'s cube of"
+            return f"Leaving now forfeits {what}: you lose {lose} ({_worth(g, cube)})."
+        each = "; ".join(
+            f"{_name(state, g.winner)} {_points(g.points)}: {_worth(g, 'on a cube of')}"
+            for g in cost.games
+        )
+        return (
+            f"Leaving now forfeits the box's game against each of the {len(cost.games)} "
+            f"members still in it, on their own cubes: you lose {lose} in all ({each})."
+        )
+    opponent = next((p for p in state.seats if p is not None and p != player), None)
+    wins = f"{_name(state, opponent)} wins it" if opponent else "your opponent wins it"
+    if not cost.games:
+        return f"Leaving now forfeits the match: {wins}, whatever the score."
+    game = f"this game: you lose {lose} ({_worth(cost.games[0], 'at a cube of')})"
+    if cost.match:
+        return f"Leaving now forfeits the match ({wins}) and {game}."
+    return f"Leaving now forfeits {game}."

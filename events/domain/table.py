@@ -28,7 +28,9 @@ __all__ = [
     "CommandError",
     "CommandIdReusedError",
     "DiceSource",
+    "Forfeited",
     "InvalidCommandError",
+    "LeaveCost",
     "MatchOverError",
     "NotAllowedError",
     "TableExistsError",
@@ -39,6 +41,8 @@ __all__ = [
     "evolve_seed",
     "evolve_window",
     "game_started",
+    "leave_cost",
+    "match_left",
     "open_for_throw",
     "seed_window_ms",
     "start_game",
@@ -351,6 +355,84 @@ def _has_game_in_play(s: TableState, player: str) -> bool:
         return s.chouette.has_game_in_play(player)
     game = s.game
     return game is not None and game.is_in_play and player in s.seats
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeited:
+    """One game a player would forfeit by leaving now, as the forfeit scores it."""
+
+    winner: str
+    """Who wins it: the opponent; in a chouette, the box (a member leaves) or the member
+    whose cube it is (the box leaves)."""
+    result: int
+    """1, 2 or 3 (single, gammon, backgammon), as counted (after the Jacoby rule)."""
+    cube: int
+    """The cube it is paid at, as it stands (a double not yet answered does not count)."""
+
+    @property
+    def points(self) -> int:
+        return self.result * self.cube
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveCost:
+    """What leaving now would cost a player (docs/rules.md §8, §10): the table view's
+    ``leave_cost``."""
+
+    points: int
+    """The change leaving makes to the player's ledger: negative, or 0 when only a match is
+    forfeited between its games."""
+    match: bool
+    """Whether leaving forfeits the match (its winner the opponent, whatever the score)."""
+    games: tuple[Forfeited, ...]
+    """The games forfeited: the one in play; in a chouette, a member's own game against the
+    box, or the box's against every member still in the game."""
+
+
+def match_left(state: TableState, seat: int) -> Match | None:
+    """The match (or money play) after the player in ``seat`` leaves, when leaving forfeits:
+    in mid-game, or in mid-match (:meth:`engine.match.Match.forfeit`); None when leaving costs
+    nothing (between money games, before a match's first throw, or once the match is over).
+    What the decider records (:func:`events.domain.duel_table.decide`) and what the table
+    view says it would cost (:func:`leave_cost`) both come from here."""
+    series = state.match
+    if state.match_winner or series is None or not series.in_play:
+        return None
+    return series.forfeit(seat)
+
+
+def leave_cost(state: TableState, player: str | None) -> LeaveCost | None:
+    """What ``player`` leaving now would cost them, from the very forfeit the decider applies
+    (:func:`match_left`; :meth:`engine.chouette.Chouette.leave` in a chouette, which the
+    decider and the fold both call): None when it costs nothing (between games, before a
+    game's first throw, a chouette member whose game is settled or who plays from the next,
+    anyone not at the table)."""
+    if player is None:
+        return None
+    ch = state.chouette
+    if state.kind == "chouette":
+        if ch is None or player not in state.members or not ch.has_game_in_play(player):
+            return None
+        before = ch.game.settlements if ch.game is not None else ()
+        after = ch.leave(player)
+        assert after.game is not None
+        games = tuple(
+            Forfeited(s.winner, int(s.result), s.cube)
+            for s in after.game.settlements[len(before) :]
+            if s.loser == player
+        )
+        points = after.ledger.get(player, 0) - ch.ledger.get(player, 0)
+        return LeaveCost(points=points, match=False, games=games)
+    seat = state.seat_of(player)
+    forfeited = match_left(state, seat) if seat is not None else None
+    if forfeited is None or state.match is None:
+        return None
+    games = ()
+    if len(forfeited.results) > len(state.match.results):
+        r = forfeited.results[-1]
+        games = (Forfeited(state.seats[r.winner] or "", int(r.result), r.cube),)
+    points = -sum(g.points for g in games)
+    return LeaveCost(points=points, match=forfeited.is_match, games=games)
 
 
 def evolve_forfeits(before: TableState, after: TableState, event: e.Event) -> TableState:

@@ -158,7 +158,12 @@ COMMAND_EXAMPLES = {
         {"type": "chat", "channel": "team", "text": "Double now: they have two blots."},
         "The box never reads the team channel. Chat is recorded in the table's chat stream.",
     ),
-    "leave": _command("Leave the table", {"type": "leave"}),
+    "leave": _command(
+        "Leave the table",
+        {"type": "leave"},
+        "Free between games; in mid-game it forfeits (docs/rules.md §10), and the table view's"
+        " `leave_cost` says what it costs the viewer now.",
+    ),
 }
 """Examples of ``POST /tables/{table_id}/commands`` (each decodes as
 :class:`server.http.common.CommandEnvelope`)."""

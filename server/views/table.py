@@ -27,8 +27,8 @@ from engine.routes import routes_of
 from events.domain import clocks
 from events.domain.allowed import allowed, held_back, may_join
 from events.domain.chat import team_can_read
-from events.domain.narration import forfeits_text
-from events.domain.table import TableState
+from events.domain.narration import forfeits_text, leave_text
+from events.domain.table import TableState, leave_cost
 from events.domain.types import TableOptions
 from server.live.bots import is_bot
 
@@ -36,12 +36,14 @@ __all__ = [
     "ChouetteTableView",
     "CubeView",
     "GameView",
+    "LeaveCostView",
     "LegalPlayView",
     "MatchTableView",
     "MoneyTableView",
     "PlayerView",
     "SideView",
     "TableView",
+    "leave_cost_view",
     "legal_views",
     "role_of",
     "table_view",
@@ -224,6 +226,21 @@ class ClockView(msgspec.Struct, kw_only=True):
     not running."""
 
 
+class LeaveCostView(msgspec.Struct, kw_only=True):
+    """What ``leave`` would cost the viewer now (docs/rules.md §8, §10): the forfeit the server
+    applies if they leave, worked out by the same code (:func:`events.domain.table.leave_cost`)."""
+
+    points: int
+    """The change leaving makes to the viewer's ledger: negative (what they lose), or 0 when
+    leaving forfeits only a match, between its games. In a chouette, for the box: the sum
+    over the members still in the game, each on their own cube."""
+    match: bool
+    """Whether leaving forfeits the match (the opponent wins it, whatever the score)."""
+    text: str
+    """The cost in a sentence, for the viewer to confirm ("Leaving now forfeits this game: you
+    lose 6 points (a backgammon at a cube of 2).")."""
+
+
 class HistorySettlement(msgspec.Struct, kw_only=True):
     member: str
     winner: str
@@ -280,6 +297,10 @@ class _Base(msgspec.Struct, kw_only=True, tag_field="kind"):
     signed-in spectators (this server process's streams)."""
     anonymous: int = 0
     """Streams open to the table by watchers who are not signed in (counted, not named)."""
+    leave_cost: LeaveCostView | None = None
+    """What ``leave`` would cost the viewer now; null when leaving costs nothing (between
+    games, before a game's first throw, a chouette member whose game is settled or who plays
+    from the next, a spectator)."""
     may_seat_bot: bool = False
     """Whether the viewer may seat a bot now (``POST /tables/{id}/bots``, docs/bots.md): the
     table's creator, while a newcomer may join it (a free seat at a two-player table whose
@@ -369,6 +390,14 @@ def viewer_turn(state: TableState, viewer: str | None) -> int | None:
         return None
     seat = state.seat_of(viewer) if viewer else None
     return 0 if game.turn == (seat if seat is not None else 0) else 1
+
+
+def leave_cost_view(state: TableState, viewer: str | None) -> LeaveCostView | None:
+    """The view's ``leave_cost``: what ``viewer`` leaving now would cost them, or None."""
+    cost = leave_cost(state, viewer)
+    if cost is None or viewer is None:
+        return None
+    return LeaveCostView(points=cost.points, match=cost.match, text=leave_text(state, viewer, cost))
 
 
 def role_of(state: TableState, viewer: str | None) -> Role:
@@ -773,6 +802,7 @@ def table_view(
         "connected": presence[0],
         "anonymous": presence[1],
         "may_seat_bot": viewer is not None and viewer == state.created_by and may_join(state),
+        "leave_cost": leave_cost_view(state, viewer),
     }
     if state.kind == "chouette":
         return _chouette(state, viewer, **base)

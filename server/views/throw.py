@@ -16,7 +16,15 @@ from engine.position import Position
 from engine.routes import play_steps, route_moves
 from events.domain.allowed import allowed, may_join
 from events.domain.table import TableState
-from server.views.table import ClockView, LegalPlayView, clock_views, targets_of, viewer_turn
+from server.views.table import (
+    ClockView,
+    LeaveCostView,
+    LegalPlayView,
+    clock_views,
+    leave_cost_view,
+    targets_of,
+    viewer_turn,
+)
 
 __all__ = ["AfterThrow", "ThrowView", "ThrowWire", "after_throw", "legal_json", "throw_view"]
 
@@ -32,6 +40,9 @@ class AfterThrow(msgspec.Struct, kw_only=True):
     turn: int | None
     """The view's ``game.turn`` after the throw: the index, in that viewer's ``sides``, of the
     side on turn."""
+    leave_cost: LeaveCostView | None = None
+    """The view's ``leave_cost`` after the throw: an opening throw starts the game, and with
+    it the cost of leaving."""
 
 
 class ThrowView(msgspec.Struct, kw_only=True):
@@ -114,6 +125,7 @@ def after_throw(
             allowed=sorted(allowed(state, p, now)),
             targets=targets_of(state, p),
             turn=viewer_turn(state, p),
+            leave_cost=leave_cost_view(state, p),
         )
         for p in at_table
     }

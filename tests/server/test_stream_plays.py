@@ -46,15 +46,18 @@ async def _after_checks(
     api: Api, table: str, users: dict[str, User], watcher: User, m: dict[str, Any]
 ) -> None:
     """The throw's ``viewers``, ``spectator`` and ``anonymous`` say what each one's table view
-    says at the throw's version: its ``allowed``, its ``targets`` and its ``game.turn``."""
+    says at the throw's version: its ``allowed``, its ``targets``, its ``game.turn`` and what
+    leaving would cost (``leave_cost``)."""
     assert set(m["viewers"]) == set(users)
     for account, after in m["viewers"].items():
         view = await api.state(table, users[account])
         said = {"allowed": view["allowed"], "targets": view["targets"]}
+        said["leave_cost"] = view["leave_cost"]
         assert after == {**said, "turn": view["game"]["turn"]}, account
     for key, user in (("spectator", watcher), ("anonymous", None)):
         view = await api.state(table, user)
         said = {"allowed": view["allowed"], "targets": view["targets"]}
+        said["leave_cost"] = view["leave_cost"]
         assert m[key] == {**said, "turn": view["game"]["turn"]}, key
 
 
