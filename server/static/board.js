@@ -4,6 +4,7 @@
 
 import * as g from "./geometry.js";
 import { s } from "./dom.js";
+import { Motion } from "./motion.js";
 
 const BOTTOM_ROW = [12, 11, 10, 9, 8, 7, 25, 6, 5, 4, 3, 2, 1, 0];
 const TOP_ROW = [13, 14, 15, 16, 17, 18, 25, 19, 20, 21, 22, 23, 24, 0];
@@ -44,6 +45,8 @@ export class Board {
     this.places = new Map();
     for (let p = 0; p <= 25; p++) this.hits.append(this.hitArea(p));
     this.dragging = null;
+    this.motion = new Motion(); // checkers sliding to their new places (motion.js)
+    this.shown = null; // the counts last drawn, {viewer, opponent}
     this.svg.addEventListener("pointerdown", (ev) => this.pointerDown(ev));
     this.svg.addEventListener("pointermove", (ev) => this.pointerMove(ev));
     this.svg.addEventListener("pointerup", (ev) => this.pointerUp(ev));
@@ -202,7 +205,15 @@ export class Board {
     if (d.moved) {
       const { x, y } = this.toBoard(ev);
       const to = g.pointAt(x, y);
-      if (to !== null && to !== d.from) this.onDrag(d.from, to);
+      if (to !== null && to !== d.from) {
+        // The hand carried that checker there: it does not fly there again.
+        this.motion.held = true;
+        try {
+          this.onDrag(d.from, to);
+        } finally {
+          this.motion.held = false;
+        }
+      }
       return;
     }
     this.focus(d.from);
@@ -230,23 +241,29 @@ export class Board {
   draw(model) {
     this.model = model;
     const { viewer, opponent } = model;
+    const before = this.shown;
+    this.shown = { viewer: [...viewer], opponent: [...opponent] };
+    const stacks = new Map(); // "side place" -> the elements drawn for that stack
     this.checkers.replaceChildren();
     this.marks.replaceChildren();
     this.extras.replaceChildren();
     for (const st of g.layout(viewer, opponent)) {
-      if (st.point === g.OFF) {
-        for (const c of st.checkers) {
-          this.checkers.append(s("rect", { ...c, rx: 3, class: `slab ${st.side}` }));
-        }
-      } else {
-        for (const c of st.checkers) this.checkers.append(this.checker(st.side, c.cx, c.cy));
-      }
+      const drawn = st.checkers.map((c) =>
+        st.point === g.OFF ? s("rect", { ...c, rx: 3, class: `slab ${st.side}` }) : this.checker(st.side, c.cx, c.cy),
+      );
+      this.checkers.append(...drawn);
+      stacks.set(`${st.side} ${st.point}`, drawn);
       if (st.label) {
         this.checkers.append(
           s("text", { x: st.label.x, y: st.label.y, class: `count ${st.side}`, "text-anchor": "middle", "dominant-baseline": "central" }, st.label.text),
         );
       }
     }
+    // The checkers that moved since the last drawing slide to their places (motion.js).
+    this.motion.redrawn(before, this.shown, (side, place, landing) => {
+      const drawn = stacks.get(`${side} ${place}`);
+      return drawn ? drawn[Math.min(landing, drawn.length) - 1] : null;
+    });
     // Sources: a dashed outline; the selected source: a thick solid outline; destinations: a
     // dotted ring where the checker would land. Shapes, so colour is never the only signal.
     for (const p of model.sources) this.marks.append(s("rect", { ...this.rectOf(p), class: "mark source" }));

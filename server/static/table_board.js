@@ -43,19 +43,22 @@ export class BoardPlay {
       return;
     }
     const [mine, theirs] = game.sides;
-    const moving = this.canMove() && !this.sending;
+    const building = this.canMove();
+    const moving = building && !this.sending;
     let viewer = mine.board;
     let opponent = theirs.board;
     let sources = new Set();
     let destinations = new Map();
-    if (moving) {
+    if (building) {
       const start = this.startBoard();
       try {
+        // While the play is on its way the board keeps showing it (rather than going back to
+        // the turn's start until the answer: the checkers would slide back and forth).
         const now = moves.applySteps(start, this.made);
         viewer = now.mover;
         opponent = now.opponent;
-        sources = new Set(moves.sources(this.plays(), start, this.made));
-        if (this.selected !== null) {
+        if (moving) sources = new Set(moves.sources(this.plays(), start, this.made));
+        if (moving && this.selected !== null) {
           destinations = new Map(moves.destinations(this.plays(), start, this.made, this.selected).map((d) => [d.to, d]));
         }
       } catch (err) {
@@ -83,7 +86,7 @@ export class BoardPlay {
       `Backgammon board, from ${mine.label}'s side${moving ? ": your move — choose a checker with Enter, then where it goes" : ""}`,
     );
     // While a play is being built the pip counts follow the board shown.
-    const partial = moving && this.made.length > 0;
+    const partial = building && this.made.length > 0;
     const pips = [partial ? pipCount(viewer) : mine.pips, partial ? pipCount(opponent) : theirs.pips];
     const sideInfo = (side, i) => {
       const onTurn = game.turn === i;
