@@ -142,6 +142,8 @@ class TablePage {
             h("a", { href: "#/lobby", "data-testid": "back-to-lobby" }, "Lobby"),
             h("a", { href: `#/replay/${this.id}`, "data-testid": "replay-link" }, "Replay and fairness"),
           ),
+          // Leaving, apart from the game's actions (table_actions.js, renderLeave).
+          (this.leaveBox = h("div", { class: "leave-box" })),
         ),
         (this.social = tableSocial(this.id)).root,
         this.status,
@@ -315,6 +317,7 @@ class TablePage {
     this.renderBoard();
     this.renderMovePanel();
     this.renderActions();
+    this.renderLeave();
     this.renderScore();
     this.renderLine();
     this.renderFair();

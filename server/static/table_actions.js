@@ -4,7 +4,7 @@
 
 import { api } from "./api.js";
 import { h, replace } from "./dom.js";
-import { LEVELS } from "./names.js";
+import { LEVELS, signed } from "./names.js";
 
 export class ActionPanel {
   button(type, label, command, extra = {}) {
@@ -120,7 +120,7 @@ export class ActionPanel {
       );
       out.push(menu);
     }
-    if (allowed.has("leave")) out.push(this.button("leave", "Leave the table", { type: "leave" }, { class: "secondary" }));
+    // Leaving is offered apart from these, in the page's header (renderLeave).
     // The table's creator may seat a bot in a free seat, as the view says (docs/bots.md).
     if (v.may_seat_bot) {
       out.push(h("button", { type: "button", "data-testid": "seat-bot", class: "secondary", disabled: this.sending, onclick: () => this.seatBot() }, "Seat a bot"));
@@ -154,5 +154,75 @@ export class ActionPanel {
       },
     });
     return h("span", { class: "field check" }, box, h("label", { for: `${action}-target-${id}` }, label));
+  }
+
+  /** The Leave button, in the header apart from the game's actions (`leaveBox`): between games
+   * it leaves at once; in mid-game it asks first, saying what leaving costs as the view states
+   * it (`leave_cost`: the server's own forfeit), and only "Leave and forfeit" sends it. An open
+   * question follows the view: its words change with the cost, and it closes when leaving
+   * costs nothing any more. */
+  renderLeave() {
+    const v = this.view;
+    if (!this.leaveDialog) this.buildLeaveDialog();
+    const offered = (v.allowed || []).includes("leave");
+    const button = h(
+      "button",
+      { type: "button", class: "secondary leave", "data-testid": "cmd-leave", disabled: this.sending, onclick: () => this.leave() },
+      "Leave the table",
+    );
+    replace(this.leaveSlot, offered ? button : null);
+    const cost = offered ? v.leave_cost : null;
+    if (!this.leaveDialog.open) return;
+    if (!cost) this.leaveDialog.close();
+    else this.showLeaveCost(cost);
+  }
+
+  /** Leave now, or ask first when leaving forfeits. */
+  leave() {
+    const cost = this.view && this.view.leave_cost;
+    if (!cost) {
+      this.send({ type: "leave" });
+      return;
+    }
+    this.showLeaveCost(cost);
+    if (!this.leaveDialog.open) this.leaveDialog.showModal();
+    this.leaveCancel.focus();
+  }
+
+  showLeaveCost(cost) {
+    this.leaveText.textContent = cost.text;
+    const points = `${signed(cost.points)} point${Math.abs(cost.points) === 1 ? "" : "s"}`;
+    this.leavePoints.dataset.points = String(cost.points);
+    this.leavePoints.textContent = cost.match ? `Change to your ledger: ${points}, and you lose the match.` : `Change to your ledger: ${points}.`;
+  }
+
+  buildLeaveDialog() {
+    this.leaveText = h("p", { id: "leave-text", "data-testid": "leave-text" });
+    this.leavePoints = h("p", { class: "leave-points", "data-testid": "leave-points" });
+    this.leaveCancel = h("button", { type: "button", "data-testid": "leave-cancel", onclick: () => this.leaveDialog.close() }, "Cancel");
+    const confirm = h(
+      "button",
+      {
+        type: "button",
+        class: "danger",
+        "data-testid": "leave-confirm",
+        onclick: () => {
+          this.leaveDialog.close();
+          this.send({ type: "leave" });
+        },
+      },
+      "Leave and forfeit",
+    );
+    // A modal dialog: the page behind it is inert, and Escape closes it (the native "cancel").
+    this.leaveDialog = h(
+      "dialog",
+      { class: "leave-dialog", role: "alertdialog", "aria-modal": "true", "aria-labelledby": "leave-title", "aria-describedby": "leave-text", "data-testid": "leave-dialog" },
+      h("h2", { id: "leave-title" }, "Leave and forfeit?"),
+      this.leaveText,
+      this.leavePoints,
+      h("div", { class: "dialog-buttons" }, this.leaveCancel, confirm),
+    );
+    this.leaveSlot = h("span", { class: "leave-slot" });
+    replace(this.leaveBox, this.leaveSlot, this.leaveDialog);
   }
 }

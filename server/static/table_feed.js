@@ -11,9 +11,9 @@ import { api } from "./api.js";
 /** The view `view` (as `me`, an account id or null when not signed in) becomes after the throw
  * of the stream message `msg`, from what its `m` says: who moves, the dice, the legal plays, the
  * status and the clocks, and what this viewer's view says after it (`viewers[me]`, or
- * `spectator` / `anonymous` for someone not at the table: `allowed`, `targets`, `turn`). Null
- * when it cannot: no `m`, the thrower cannot move (the turn has passed: fetch the view), or
- * `view` is not the version just before the throw. */
+ * `spectator` / `anonymous` for someone not at the table: `allowed`, `targets`, `turn`,
+ * `leave_cost`). Null when it cannot: no `m`, the thrower cannot move (the turn has passed:
+ * fetch the view), or `view` is not the version just before the throw. */
 export function followThrow(view, msg, me) {
   const m = msg.m;
   if (!m || !Array.isArray(m.plays) || !m.plays.length || !view || !view.game) return null;
@@ -26,6 +26,8 @@ export function followThrow(view, msg, me) {
     chain_head: msg.h ?? view.chain_head,
     allowed: after.allowed,
     targets: after.targets,
+    // What leaving costs now: an opening throw starts the game, and the forfeit with it.
+    leave_cost: after.leave_cost === undefined ? view.leave_cost : after.leave_cost,
     game: {
       ...view.game,
       phase: "move",

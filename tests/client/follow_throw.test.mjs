@@ -48,6 +48,16 @@ describe("following a throw", () => {
     assert.equal(anns.game.turn, 0);
   });
 
+  it("takes what leaving costs each viewer after the throw from the message", () => {
+    const cost = { points: -3, match: false, text: "Leaving now forfeits this game: you lose 3 points (a backgammon at a cube of 1)." };
+    const opening = { ...m, viewers: { ...m.viewers, ann: { ...m.viewers.ann, leave_cost: cost }, box: { ...m.viewers.box, leave_cost: null } } };
+    const before = { ...view, leave_cost: null };
+    assert.deepEqual(followThrow(before, { ...msg, m: opening }, "ann").leave_cost, cost);
+    assert.equal(followThrow({ ...view, leave_cost: cost }, { ...msg, m: opening }, "box").leave_cost, null);
+    // A server that does not say it: the view's own stays.
+    assert.deepEqual(followThrow({ ...view, leave_cost: cost }, msg, "ann").leave_cost, cost);
+  });
+
   it("gives a watcher the spectator's or the anonymous viewer's", () => {
     assert.deepEqual(followThrow(view, msg, "zed").allowed, ["join"]);
     assert.deepEqual(followThrow(view, msg, null).allowed, []);
