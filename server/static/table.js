@@ -21,6 +21,7 @@ import { TableFeed } from "./live.js";
 import { describeOptions } from "./lobby.js";
 import { renderFair, renderLine, renderScore, windowLeft } from "./panels.js";
 import { namer, settlementText } from "./names.js";
+import { Shortcuts } from "./shortcuts.js";
 import { tableSocial } from "./social.js";
 import { ActionPanel } from "./table_actions.js";
 import { BoardPlay } from "./table_board.js";
@@ -126,6 +127,8 @@ class TablePage {
     this.fairPanel = h("section", { class: "panel", "aria-labelledby": "fair-title" });
     this.seedInput = h("input", { id: "seed-input", "data-testid": "seed-input", maxlength: 128, autocomplete: "off" });
     this.chat = new Chat({ send: (channel, text) => this.post(channel, text), nameOf: (id) => this.nameOf(id) });
+    // Keys for the common commands, and their list behind "?" (shortcuts.js).
+    this.shortcuts = new Shortcuts(this.main, { tell: (text) => this.tell(text) });
     replace(
       this.main,
       h(
@@ -141,6 +144,7 @@ class TablePage {
             { class: "links", "aria-label": "Table links" },
             h("a", { href: "#/lobby", "data-testid": "back-to-lobby" }, "Lobby"),
             h("a", { href: `#/replay/${this.id}`, "data-testid": "replay-link" }, "Replay and fairness"),
+            this.shortcuts.button,
           ),
           // Leaving, apart from the game's actions (table_actions.js, renderLeave).
           (this.leaveBox = h("div", { class: "leave-box" })),
@@ -157,10 +161,12 @@ class TablePage {
         ),
       ),
     );
+    this.main.append(this.shortcuts.dialog);
   }
 
   async start() {
     this.stopped = false;
+    this.shortcuts.attach();
     try {
       const view = await api.table(this.id);
       if (this.stopped) return;
@@ -190,6 +196,7 @@ class TablePage {
 
   stop() {
     this.stopped = true;
+    this.shortcuts.detach();
     clearInterval(this.clockTimer);
     if (this.feed) this.feed.stop();
     this.notice(null);
