@@ -43,7 +43,13 @@ class Join(Command, frozen=True, kw_only=True, tag="join"):
 
 
 class Leave(Command, frozen=True, kw_only=True, tag="leave"):
-    pass
+    """Leave the table: in mid-game a forfeit (docs/rules.md §10; the table view's
+    ``leave_cost`` says what it would cost now)."""
+
+    at_most: Annotated[int, Meta(ge=0, le=2**53)] | None = None
+    """The most points the player agreed to lose by leaving (what the page showed them): when
+    set, leaving is refused, and nothing happens, if it would cost more now (the opponent's
+    last move turned a single game into a gammon, say, or the game started meanwhile)."""
 
 
 class StartGame(Command, frozen=True, kw_only=True, tag="start_game"):

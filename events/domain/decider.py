@@ -39,11 +39,13 @@ from events.domain.table import (
     CommandError,
     DiceSource,
     InvalidCommandError,
+    LeaveCostChangedError,
     MatchOverError,
     NotAllowedError,
     TableState,
     evolve_forfeits,
     evolve_window,
+    leave_cost,
 )
 
 __all__ = ["decide", "evolve", "evolve_stored", "fold", "fold_stored", "may_start_game"]
@@ -74,8 +76,12 @@ def decide(
             raise CommandError(
                 "chat goes to the table's chat stream (events.domain.chat.decide_chat)"
             )
-        case c.Leave():
-            pass  # leaving a finished match costs nothing and is still allowed
+        case c.Leave(at_most=at_most):
+            # Leaving a finished match costs nothing and is still allowed. A leave that
+            # would cost more than the player agreed to is refused (docs/rules.md §10).
+            cost = leave_cost(state, actor) if at_most is not None else None
+            if cost is not None and at_most is not None and -cost.points > at_most:
+                raise LeaveCostChangedError(-cost.points, at_most)
         case c.Join() | c.Expire() if state.match_winner:
             raise MatchOverError()
         case _ if state.match_winner:

@@ -31,6 +31,7 @@ __all__ = [
     "Forfeited",
     "InvalidCommandError",
     "LeaveCost",
+    "LeaveCostChangedError",
     "MatchOverError",
     "NotAllowedError",
     "TableExistsError",
@@ -74,6 +75,20 @@ class MatchOverError(CommandError, GameOverError):
 
     def __init__(self) -> None:
         super().__init__("the match is over")
+
+
+class LeaveCostChangedError(CommandError):
+    """A ``leave`` with ``at_most`` that would cost more than that now: refused, nothing
+    written, so that nobody forfeits more than they agreed to."""
+
+    def __init__(self, points: int, at_most: int) -> None:
+        def pts(n: int) -> str:
+            return f"{n} point{'s' * (n != 1)}"
+
+        agreed = f", more than the {pts(at_most)} you agreed to" if at_most else ""
+        super().__init__(f"leaving now would cost {pts(points)}{agreed}: nothing was done")
+        self.points = points
+        self.at_most = at_most
 
 
 class TableNotFoundError(CommandError):

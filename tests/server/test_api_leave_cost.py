@@ -210,3 +210,33 @@ async def test_a_spectator_and_a_settled_member_leave_for_nothing(api: Api) -> N
     assert await costs(api, table, watcher, None) == [None, None]
     await api.ok(member, table, "leave")
     assert (await api.state(table, member))["ledger"] == view["ledger"]
+
+
+async def test_a_leave_that_would_cost_more_than_agreed_is_refused(api: Api) -> None:
+    """``leave`` with ``at_most`` (what the page's confirmation showed): refused with nothing
+    written when leaving now costs more; a leave agreed at the cost goes through. A leave sent
+    as free (``at_most`` 0, between games) is refused once the game has started meanwhile."""
+    table, a, b = await api.seat_two("money")
+    users = {a.account_id: a, b.account_id: b}
+    await api.ok(a, table, "roll")  # the opening throw: the game is under way
+    s = await api.until_phase(table, users, random.Random(11), rolls)
+    doubler = users[only(s["game"]["to_act"])]
+    taker = next(u for u in users.values() if u is not doubler)
+    await api.ok(doubler, table, "double")
+    await api.ok(taker, table, "take")
+    before = await api.state(table, taker)
+    owed = -before["leave_cost"]["points"]
+    assert owed >= 2
+    for agreed in (0, owed - 1):
+        r = await api.send(taker, table, {"type": "leave", "at_most": agreed})
+        assert r.status == 409, r.body
+        assert r.body["type"].endswith("/not-now"), r.body
+        assert f"would cost {owed} points" in r.body["detail"]
+        assert "nothing was done" in r.body["detail"]
+        assert (await api.state(table, taker))["version"] == before["version"]
+    for bad in (-1, "2", 2**60):
+        r = await api.send(taker, table, {"type": "leave", "at_most": bad})
+        assert r.status == 400, r.body
+    await api.ok(taker, table, "leave", at_most=owed)
+    after = await api.state(table, doubler)
+    assert after["ledger"][doubler.account_id] - before["ledger"].get(doubler.account_id, 0) == owed
