@@ -181,7 +181,8 @@ export class ActionPanel {
   leave() {
     const cost = this.view && this.view.leave_cost;
     if (!cost) {
-      this.send({ type: "leave" });
+      // Sent as free: refused (nothing done) if the game has started meanwhile.
+      this.send({ type: "leave", at_most: 0 });
       return;
     }
     this.showLeaveCost(cost);
@@ -208,7 +209,8 @@ export class ActionPanel {
         "data-testid": "leave-confirm",
         onclick: () => {
           this.leaveDialog.close();
-          this.send({ type: "leave" });
+          // At most the cost the dialog showed: refused, nothing done, if it has grown since.
+          this.send({ type: "leave", at_most: -Number(this.leavePoints.dataset.points) });
         },
       },
       "Leave and forfeit",
