@@ -23,12 +23,11 @@ from events.store.event_store import EventStore
 from events.store.heads import HeadsSigner
 from events.store.seed_store import SeedStore
 from events.store.subscription import LiveFeed
-from server import routes
 from server.access import ratelimit
 from server.access.auth import ACCOUNTS, Accounts
 from server.config import Config, load_seed_key, load_signing_key
 from server.database import server_database_url
-from server.http import analysis, heads, privacy, streams
+from server.http import analysis, heads, privacy, routes, streams
 from server.http import records as record_handlers
 from server.http import social as social_handlers
 from server.http.problems import error_middleware

@@ -3,7 +3,7 @@ encodes the answer; errors are raised and mapped by :mod:`server.http.problems`'
 
 What every route shares (the token, the table id, the integers, the request structs) is
 :mod:`server.http.common`; the events' wire format is :mod:`server.http.wire`; the routes are
-registered from one table, :mod:`server.routes`."""
+registered from one table, :mod:`server.http.routes`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The types of ``GET /tables/{id}/analysis``'s answer, for the OpenAPI document (the operation
-is the route table's: :mod:`server.routes`)."""
+is the route table's: :mod:`server.http.routes`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The API reference: the OpenAPI 3.1 document at ``/openapi.json``, generated from the route
-table (:data:`server.routes.ROUTES`), and an interactive page of it at ``/docs``.
+table (:data:`server.http.routes.ROUTES`), and an interactive page of it at ``/docs``.
 
 Every route is in the document, by its path and method, with its ``operationId`` (its handler's
 name), its tag, summary and description, its request body, every status it answers with and who
@@ -25,11 +25,11 @@ import msgspec
 from aiohttp import web
 
 from server.http.problems import PROBLEM_BASE
+from server.http.routes import ROUTES, Route
 from server.http.wire import EventMessage
 from server.openapi import docs_page as api_docs
 from server.openapi import operation
 from server.openapi.operation import BEARER, OPTIONAL_BEARER, STREAM_TICKET, Ref
-from server.routes import ROUTES, Route
 from server.views import schemas as s
 from server.views.throw import ThrowView
 

@@ -1,4 +1,4 @@
-"""The pieces the route table (:mod:`server.routes`) describes its operations with, for the
+"""The pieces the route table (:mod:`server.http.routes`) describes its operations with, for the
 OpenAPI document (:mod:`server.openapi.document`): responses, problems, request bodies and
 parameters, whose schemas name the msgspec types that encode or decode them (:class:`Ref`), and
 the phrases many operations share.

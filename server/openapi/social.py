@@ -1,5 +1,5 @@
 """The social routes' bodies' types, for the OpenAPI document's schemas (the operations are the
-route table's: :mod:`server.routes`). The answers are built as plain dicts by
+route table's: :mod:`server.http.routes`). The answers are built as plain dicts by
 server/http/social.py and server/http/privacy.py; these types say their shape (a test checks
 real answers against them)."""
 

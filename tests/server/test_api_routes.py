@@ -1,4 +1,4 @@
-"""The route table (server/routes/) is the app's routes, all of them and nothing else, and
+"""The route table (server/http/routes/) is the app's routes, all of them and nothing else, and
 the OpenAPI document is generated from it: a route added to the table is in the document, its
 body and answers' schemas generated from its msgspec types (issue 28)."""
 
@@ -12,9 +12,9 @@ import msgspec
 from aiohttp import web
 from openapi_spec_validator import validate
 
+from server.http.routes import ROUTES, Route, add_routes
 from server.openapi import document as openapi
 from server.openapi.operation import BEARER, NO_TOKEN, answer, json_body, op, param, problem
-from server.routes import ROUTES, Route, add_routes
 from tests.server.conftest import Api
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -161,8 +161,8 @@ def test_only_the_route_table_registers_routes() -> None:
     # server/app.py calls add_routes; the table's module adds each route.
     assert sorted(set(found)) == [
         ("server/app.py", "add_routes"),
-        ("server/routes/__init__.py", "add_get"),
-        ("server/routes/__init__.py", "add_route"),
+        ("server/http/routes/__init__.py", "add_get"),
+        ("server/http/routes/__init__.py", "add_route"),
     ]
 
 
