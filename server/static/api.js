@@ -2,6 +2,7 @@
 // Authorization header; a WebSocket, which cannot send headers, takes a one-use ticket).
 
 const KEY = "chouette.session";
+const CHANGED = "chouette-session"; // this tab's own changes (`storage` tells only the others)
 
 /** An RFC 9457 problem answered by the server (or a network failure, status 0). */
 export class ApiError extends Error {
@@ -13,18 +14,67 @@ export class ApiError extends Error {
   }
 }
 
-/** The signed-in account of this tab ({token, account_id, username, display_name, guest}). */
+/**
+ * The signed-in account of this browser ({token, account_id, username, display_name, guest,
+ * expires_at}). It is kept in localStorage, so every tab of the browser is the same player, a
+ * new tab or a reopened browser too, until the token expires (expires_at, in ms since the epoch,
+ * from the server's expires_in): then, or when the server answers 401 (the token is unknown,
+ * expired or revoked), or on logging out, it is forgotten.
+ */
 export function session() {
+  let value = null;
   try {
-    return JSON.parse(sessionStorage.getItem(KEY) || "null");
+    value = JSON.parse(localStorage.getItem(KEY) || "null");
   } catch {
+    value = null;
+  }
+  if (value && typeof value.expires_at === "number" && value.expires_at <= Date.now()) {
+    localStorage.removeItem(KEY);
     return null;
   }
+  return value && value.token ? value : null;
 }
 
+// A session an older page kept in this tab's sessionStorage moves to localStorage, once.
+try {
+  const older = sessionStorage.getItem(KEY);
+  if (older && !localStorage.getItem(KEY)) localStorage.setItem(KEY, older);
+  sessionStorage.removeItem(KEY);
+} catch {
+  // No storage (a sandboxed frame): the page works signed out.
+}
+
+/** Keep a token's answer as the session (null: forget it); the page hears of it (onSession). */
 export function setSession(value) {
-  if (value) sessionStorage.setItem(KEY, JSON.stringify(value));
-  else sessionStorage.removeItem(KEY);
+  const before = localStorage.getItem(KEY);
+  if (value) {
+    const kept = { ...value };
+    if (typeof kept.expires_in === "number" && typeof kept.expires_at !== "number") {
+      kept.expires_at = Date.now() + kept.expires_in * 1000;
+    }
+    delete kept.expires_in;
+    localStorage.setItem(KEY, JSON.stringify(kept));
+  } else {
+    localStorage.removeItem(KEY);
+  }
+  if (before !== localStorage.getItem(KEY)) window.dispatchEvent(new Event(CHANGED));
+}
+
+/**
+ * Call `fn` whenever the session changes: in this tab (a 401 that forgot it, say) or in
+ * another tab of the browser (the `storage` event: a log-in or log-out there). Returns the
+ * function that stops listening.
+ */
+export function onSession(fn) {
+  const storage = (ev) => {
+    if (ev.key === KEY || ev.key === null) fn();
+  };
+  window.addEventListener("storage", storage);
+  window.addEventListener(CHANGED, fn);
+  return () => {
+    window.removeEventListener("storage", storage);
+    window.removeEventListener(CHANGED, fn);
+  };
 }
 
 /** A random UUID (version 4); crypto.randomUUID needs a secure context, this does not. */
@@ -56,7 +106,9 @@ export async function request(method, path, body, { auth = true } = {}) {
   const type = response.headers.get("Content-Type") || "";
   const data = type.includes("json") ? await response.json().catch(() => null) : await response.text();
   if (!response.ok) {
-    if (response.status === 401 && auth && s) setSession(null);
+    // The token is no good (expired, revoked): forget it, unless it has been replaced since
+    // this request left (a log-in, or a guest kept as an account, in this tab or another).
+    if (response.status === 401 && auth && s && session()?.token === s.token) setSession(null);
     throw new ApiError(response.status, typeof data === "object" ? data : { detail: String(data) });
   }
   return data;
@@ -68,6 +120,7 @@ export const api = {
     request("POST", "/accounts", { username, password, display_name: displayName }, { auth: false }),
   login: (username, password) => request("POST", "/sessions", { username, password }, { auth: false }),
   logout: () => request("DELETE", "/sessions"),
+  keepGuest: (username, password) => request("POST", "/me/account", { username, password }),
   me: () => request("GET", "/me"),
   lobby: (kind) => request("GET", kind ? `/tables?kind=${encodeURIComponent(kind)}` : "/tables"),
   create: (kind, options, name = "") => request("POST", "/tables", { kind, options, name }),

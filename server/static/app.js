@@ -2,7 +2,7 @@
 // #/player/<name>, #/leaderboards, #/invite/<code>), the
 // header's account area, and the page-wide error and connection notices.
 
-import { session } from "./api.js";
+import { onSession, session } from "./api.js";
 import { authPanel, whoAmI } from "./auth.js";
 import { h, replace } from "./dom.js";
 import { lobbyPage } from "./lobby.js";
@@ -16,6 +16,7 @@ const errorBox = document.getElementById("error");
 const noticeBox = document.getElementById("notice");
 
 let cleanup = null;
+let shownToken = null; // the session's token when the page was last drawn
 let errorTimer = null;
 
 function showError(text) {
@@ -40,11 +41,17 @@ function go(hash) {
   else location.hash = hash;
 }
 
+/** Draw the page again if the session changed since it was drawn (a log-in, a log-out). */
+function again() {
+  if ((session()?.token ?? null) !== shownToken) route();
+}
+
 function header() {
-  replace(who, whoAmI(() => route()));
+  replace(who, whoAmI(again));
 }
 
 function route() {
+  shownToken = session()?.token ?? null;
   if (cleanup) cleanup();
   cleanup = null;
   showError(null);
@@ -56,8 +63,19 @@ function route() {
   if (page === "table" && id) {
     cleanup = tablePage(main, id, ctx);
     if (!session()) {
+      // Getting in here keeps the page at this table: the link someone was sent lands on it.
       main.prepend(
-        h("p", { class: "banner" }, "You are watching. ", h("a", { href: "#/lobby" }, "Get in"), " to sit down and play."),
+        h(
+          "div",
+          { class: "banner", "data-testid": "watching-banner" },
+          "You are watching. ",
+          h(
+            "details",
+            { class: "table-get-in", "data-testid": "table-get-in" },
+            h("summary", { "data-testid": "table-get-in-open" }, "Get in or log in to play"),
+            authPanel(again, showError),
+          ),
+        ),
       );
     }
   } else if (page === "replay" && id) {
@@ -68,10 +86,11 @@ function route() {
     cleanup = leaderboardsPage(main, ctx);
   } else if (page === "invite" && id) {
     cleanup = invitePage(main, id, ctx);
+    if (!session()) main.append(authPanel(again, showError));
   } else {
     if (!session()) {
       replace(main);
-      main.append(authPanel(() => route(), showError));
+      main.append(authPanel(again, showError));
       const rest = h("div");
       main.append(rest);
       cleanup = lobbyPage(rest, ctx);
@@ -89,4 +108,7 @@ document.querySelector(".skip")?.addEventListener("click", (ev) => {
   main.focus();
 });
 window.addEventListener("hashchange", route);
+// A log-in or log-out in another tab (or a token the server no longer takes) changes who this
+// tab is: it draws its page again as that player, at the same address.
+onSession(again);
 route();

@@ -1,5 +1,7 @@
-// Getting in: play as a guest, log in, or register; and logging out. The session is kept in
-// sessionStorage, so each tab is its own player (two tabs can be the two sides of a table).
+// Getting in: play as a guest, log in, or register; keeping a guest as an account; and logging
+// out. The session is kept in localStorage (api.js), so every tab of the browser is the same
+// player, and a guest who closes the tab finds their seat again, until the token expires: two
+// players need two browsers (or profiles, or a private window).
 
 import { api, setSession, session } from "./api.js";
 import { h } from "./dom.js";
@@ -96,6 +98,7 @@ export function whoAmI(onChange) {
     ),
     " ",
     h("a", { href: `#/player/${encodeURIComponent(s.username)}`, "data-testid": "my-profile" }, "Profile"),
+    s.guest ? keepGuestForm(onChange) : null,
     " ",
     h(
       "button",
@@ -116,4 +119,56 @@ export function whoAmI(onChange) {
       "Log out",
     ),
   );
+}
+
+/**
+ * A guest's "keep this guest as an account": a username and a password turn the guest into a
+ * registered account with the same account id (POST /me/account), so its seats, history and
+ * ledgers stay its own. The server answers with a fresh token, kept as the session.
+ */
+function keepGuestForm(onChange) {
+  const note = h("p", { class: "muted", role: "status", "data-testid": "keep-status" });
+  const form = h(
+    "form",
+    {
+      class: "card keep-form",
+      "aria-labelledby": "keep-title",
+      "data-testid": "keep-form",
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        const f = new FormData(form);
+        const button = form.querySelector("button[type=submit]");
+        button.disabled = true;
+        note.textContent = "";
+        try {
+          setSession(await api.keepGuest(f.get("keep-username").trim(), f.get("keep-password")));
+          onChange();
+        } catch (err) {
+          note.textContent = err.message;
+          button.disabled = false;
+        }
+      },
+    },
+    h("h2", { id: "keep-title" }, "Keep this guest as an account"),
+    h("p", { class: "muted" }, "Your seats, games and ledger stay yours; log in with these from now on."),
+    field("keep-username", "Username", { autocomplete: "username", minlength: 3, maxlength: 32 }),
+    field("keep-password", "Password", { type: "password", autocomplete: "new-password", minlength: 8 }),
+    h(
+      "div",
+      { class: "actions" },
+      h("button", { type: "submit", "data-testid": "keep-submit" }, "Keep as an account"),
+      h("button", { type: "button", class: "secondary", "data-testid": "keep-cancel", onclick: () => close() }, "Cancel"),
+    ),
+    note,
+  );
+  const summary = h("summary", { "data-testid": "keep-open" }, "Keep this guest");
+  const details = h("details", { class: "keep-guest", "data-testid": "keep-guest" }, summary, form);
+  const close = () => {
+    details.open = false;
+    summary.focus();
+  };
+  form.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") close();
+  });
+  return details;
 }

@@ -89,7 +89,37 @@ export function lobbyPage(main, { showError, go }) {
     go(`#/table/${row.id}`);
   };
 
-  const render = (rows) => {
+  // "Your tables": the tables of the lobby where this player sits, first, each one click from
+  // its seat (a guest back in a new tab, or after closing the browser, finds them here).
+  const yoursList = h("ul", { class: "your-tables", "data-testid": "your-tables" });
+  const yours = h(
+    "section",
+    { class: "card", "aria-labelledby": "your-tables-title", "data-testid": "your-tables-card", hidden: true },
+    h("h2", { id: "your-tables-title" }, "Your tables"),
+    yoursList,
+  );
+  const renderYours = (rows) => {
+    const mine = me ? rows.filter((row) => playerIds(row).includes(me.account_id)) : [];
+    yours.hidden = !mine.length;
+    replace(
+      yoursList,
+      mine.map((row) => {
+        const label = row.name || `${KIND_NAMES[row.kind] || row.kind} table`;
+        return h(
+          "li",
+          { "data-testid": "your-table", "data-table-id": row.id },
+          h("a", { href: `#/table/${encodeURIComponent(row.id)}`, "data-testid": "your-table-open", "aria-label": `Back to your seat at ${label}` }, "Back to your seat"),
+          ` ${label}: ${describeOptions(row.kind, row.options)}; ${row.status || ""}`,
+        );
+      }),
+    );
+  };
+
+  const render = (all) => {
+    renderYours(all);
+    // The player's own tables first, the others in the lobby's order.
+    const isMine = (row) => Boolean(me && playerIds(row).includes(me.account_id));
+    const rows = [...all.filter(isMine), ...all.filter((row) => !isMine(row))];
     if (!rows.length) {
       replace(body, h("tr", {}, h("td", { colspan: 8, class: "muted" }, "No tables yet: create one below.")));
       return;
@@ -160,6 +190,7 @@ export function lobbyPage(main, { showError, go }) {
       "section",
       { "aria-labelledby": "lobby-title" },
       h("h1", { id: "lobby-title" }, "Lobby"),
+      yours,
       h(
         "div",
         { class: "toolbar" },

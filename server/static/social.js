@@ -180,7 +180,8 @@ export function leaderboardsPage(main, { showError }) {
 /** #/invite/<code>: redeem an invitation, then open its table. */
 export function invitePage(main, code, { go }) {
   if (!session()) {
-    replace(main, h("h1", {}, "An invitation"), h("p", {}, "Get in first (", h("a", { href: "#/lobby" }, "the lobby"), "), then open this link again."));
+    // The page adds the ways in below: once in, it opens the invitation (and so the table).
+    replace(main, h("h1", {}, "An invitation"), h("p", { "data-testid": "invite-get-in" }, "Get in below, and the invitation opens its table."));
     return null;
   }
   replace(main, h("p", { class: "muted" }, "Opening the invitation\u2026"));

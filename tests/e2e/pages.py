@@ -28,6 +28,7 @@ __all__ = [
     "enter",
     "expect_ledger",
     "find_in_lobby",
+    "keep_session",
     "seated_table",
     "sign_in",
     "table_id_of",
@@ -88,14 +89,28 @@ def sign_in(page: Page, name: str) -> Player:
     page.get_by_test_id("guest-name").fill(name)
     page.get_by_test_id("guest-submit").click()
     expect(page.get_by_test_id("who")).to_have_text(f"Signed in as {name} (guest)")
-    session = page.evaluate("() => JSON.parse(sessionStorage.getItem('chouette.session'))")
+    session = page.evaluate("() => JSON.parse(localStorage.getItem('chouette.session'))")
     return Player(page, name, session["account_id"], session["token"])
+
+
+def keep_session(page: Page, session: dict[str, Any]) -> None:
+    """Sign the page's browser context in as ``session`` (the page's ``chouette.session``:
+    token, account_id, username, display_name, guest): put in its localStorage before any of
+    its scripts run, unless the context holds a session already (so a log-out, a log-in or a
+    guest kept as an account lasts across reloads, as in a browser)."""
+    value = json.dumps(json.dumps(session))
+    page.context.add_init_script(
+        "if (!localStorage.getItem('chouette.session'))"
+        f" localStorage.setItem('chouette.session', {value});"
+    )
 
 
 def enter(page: Page, server: LiveServer, name: str) -> Player:
     """A guest called ``name`` whose page is already signed in (the session the page keeps,
-    put in its storage before any of its scripts run): quicker than :func:`sign_in`, for the
-    tests about something else. The page is blank until the test opens a route."""
+    put in its storage before any of its scripts run: :func:`keep_session`): quicker than
+    :func:`sign_in`, for the tests about something else. The page is blank until the test
+    opens a route. The session is the browser context's, shared by all its pages and tabs:
+    two players need two contexts (``new_page`` makes one each)."""
     user = server.run(server.api.guest(name))
     session = {
         "token": user.token,
@@ -104,9 +119,7 @@ def enter(page: Page, server: LiveServer, name: str) -> Player:
         "display_name": user.display_name,
         "guest": True,
     }
-    page.context.add_init_script(
-        f"sessionStorage.setItem('chouette.session', {json.dumps(json.dumps(session))});"
-    )
+    keep_session(page, session)
     return Player(page, name, user.account_id, user.token)
 
 

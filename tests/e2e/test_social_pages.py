@@ -5,7 +5,6 @@ leaderboards show what the read models say."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 
@@ -13,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from server.keys import LOBBY
 from tests.e2e.harness import LiveServer
-from tests.e2e.pages import Player, create_table, table_id_of
+from tests.e2e.pages import Player, create_table, keep_session, table_id_of
 
 
 def enter_registered(page: Page, server: LiveServer) -> Player:
@@ -26,9 +25,7 @@ def enter_registered(page: Page, server: LiveServer) -> Player:
         "display_name": user.display_name,
         "guest": False,
     }
-    page.context.add_init_script(
-        f"sessionStorage.setItem('chouette.session', {json.dumps(json.dumps(session))});"
-    )
+    keep_session(page, session)
     return Player(page, user.username, user.account_id, user.token)
 
 
