@@ -235,7 +235,8 @@ export class Board {
 
   /**
    * Draw a position. `model`: {viewer, opponent (26 counts each, own numbering), dice: {values,
-   * side} | null, cube: {value, owner: "viewer"|"opponent"|null} | null, names: {viewer,
+   * side} | null, cube: {value, owner: "viewer"|"opponent"|null} | null, or cubes: [cube...] with
+   * {member, ownerId, inGame, name} each, names: {viewer,
    * opponent}, interactive, sources: Set, destinations: Map(place -> info), selected}.
    */
   draw(model) {
@@ -282,7 +283,10 @@ export class Board {
       this.extras.append(s("circle", { cx, cy, r: g.CHECKER_R, class: "landing", "aria-hidden": "true" }));
     }
     this.drawDice(model.dice);
-    this.drawCube(model.cube);
+    // One cube as the big square; a chouette's several (the box's view) as small ones.
+    const cubes = model.cubes || (model.cube ? [model.cube] : []);
+    if (cubes.length === 1) this.drawCube(cubes[0]);
+    else if (cubes.length > 1) this.drawMiniCubes(cubes);
     this.label(model);
   }
 
@@ -313,6 +317,34 @@ export class Board {
     const shown = cube.owner === null && cube.value === 1 && !cube.offered ? 64 : cube.value;
     group.append(s("text", { x: c.cx, y: c.cy, "text-anchor": "middle", "dominant-baseline": "central" }, String(shown)));
     this.extras.append(group);
+  }
+
+  /** Several members' cubes (`{member, value, owner, ownerId, offered, inGame, name}`), each a
+   * small square in the cube column at its owner's end (or centred), its member's name under
+   * it; data attributes say the member, value and owner for anyone reading the page. */
+  drawMiniCubes(cubes) {
+    const spots = g.cubeStack(cubes.map((c) => c.owner));
+    const all = s("g", { class: "cubes", "data-testid": "board-cubes", "aria-hidden": "true" });
+    cubes.forEach((cube, i) => {
+      const c = spots[i];
+      const group = s("g", {
+        class: `cube mini${cube.offered ? " offered" : ""}${cube.inGame === false ? " out" : ""}`,
+        "data-testid": `board-cube-${cube.member}`,
+        "data-member": cube.member ?? "",
+        "data-value": cube.value,
+        "data-owner": cube.ownerId ?? "",
+        "data-side": cube.owner ?? "centre",
+      });
+      const name = cube.name || "";
+      if (name) group.append(s("title", {}, `${name}'s cube at ${cube.value}`));
+      group.append(s("rect", { x: c.x, y: c.y, width: c.size, height: c.size, rx: 5 }));
+      const shown = cube.owner === null && cube.value === 1 && !cube.offered ? 64 : cube.value;
+      group.append(s("text", { x: c.cx, y: c.cy, class: "value", "text-anchor": "middle", "dominant-baseline": "central" }, String(shown)));
+      const short = name.length > 7 ? `${name.slice(0, 6)}\u2026` : name;
+      group.append(s("text", { x: c.cx, y: c.labelY, class: "cube-name", "text-anchor": "middle", "dominant-baseline": "central" }, short));
+      all.append(group);
+    });
+    this.extras.append(all);
   }
 
   label(model) {

@@ -26,6 +26,9 @@ export const STACK = 5; // checkers drawn on a point before a count label is sho
 export const BAR_STACK = 4; // checkers drawn on each half of the bar before a label
 export const DIE = 44; // a die's side
 export const CUBE = 44; // the cube's side
+export const MINI_CUBE = 34; // a chouette member's cube, when the board shows several
+export const MINI_LABEL = 16; // the line under it for its member's name
+const MINI_SLOT = MINI_CUBE + MINI_LABEL + 6;
 
 export const CUBE_X = FRAME; // the cube column
 export const LEFT_X = CUBE_X + SIDE_W + FRAME; // the outer quarter: points 7..18
@@ -248,6 +251,69 @@ export function cubePosition(owner = null) {
         ? TOP_Y + CUBE / 2 + 6
         : MID_Y;
   return { x: cx - CUBE / 2, y: cy - CUBE / 2, size: CUBE, cx, cy };
+}
+
+/** A chouette's cubes in the cube column, one small square each with its member's name under
+ * it (`MINI_CUBE` and a label's line to a slot): the viewer's cubes (`owner` "viewer") stacked
+ * up from the bottom end, the other side's down from the top, the centred ones around the
+ * middle line between the two. `owners` is each cube's owner side (or null), in order; the
+ * squares come back in the same order, each with its label's place.
+ *
+ * @returns {Array<{x: number, y: number, size: number, cx: number, cy: number, labelY: number}>}
+ */
+export function cubeStack(owners) {
+  for (const o of owners) if (o !== null) checkSide(o);
+  const n = owners.length;
+  const room = BOTTOM_Y - TOP_Y;
+  const slot = n ? Math.min(MINI_SLOT, room / n) : MINI_SLOT;
+  const size = Math.min(MINI_CUBE, slot - MINI_LABEL);
+  const cx = CUBE_X + SIDE_W / 2;
+  const top = owners.filter((o) => o === "opponent").length;
+  const bottom = owners.filter((o) => o === "viewer").length;
+  const middle = n - top - bottom;
+  // The centred group around the middle line, kept clear of the two ends' groups.
+  let start = MID_Y - (middle * slot) / 2;
+  start = Math.max(start, TOP_Y + top * slot);
+  start = Math.min(start, BOTTOM_Y - bottom * slot - middle * slot);
+  const seen = { opponent: 0, viewer: 0, centre: 0 };
+  return owners.map((o) => {
+    let slotTop;
+    if (o === "opponent") slotTop = TOP_Y + seen.opponent++ * slot;
+    else if (o === "viewer") slotTop = BOTTOM_Y - ++seen.viewer * slot;
+    else slotTop = start + seen.centre++ * slot;
+    const y = slotTop + (slot - size - MINI_LABEL) / 2;
+    return { x: cx - size / 2, y, size, cx, cy: y + size / 2, labelY: y + size + MINI_LABEL / 2 };
+  });
+}
+
+/**
+ * The cubes a table view's game puts on the board, from the viewer's side (sides[0]): a
+ * two-player table's one cube; in a chouette, a member of the team sees their own cube, and
+ * the box (or anyone else) every member's. Each with its value (an offered cube the value
+ * offered), its owner's side ("viewer", "opponent" or null when centred) and account,
+ * whether a double on it is pending, and whether its game goes on.
+ *
+ * @param {object} game the `game` of `GET /tables/{id}` (with `sides` and `cubes`)
+ * @param {string|null} viewerId the viewer's account id
+ * @returns {Array<{member: string|null, value: number, owner: "viewer"|"opponent"|null,
+ *   ownerId: string|null, offered: boolean, inGame: boolean}>}
+ */
+export function cubesFromView(game, viewerId = null) {
+  const all = (game && game.cubes) || [];
+  const mine = (game && game.sides && game.sides[0] && game.sides[0].players) || [];
+  const own = all.filter((c) => c.member !== null && c.member !== undefined && c.member === viewerId);
+  const shown = all.length > 1 && own.length ? own : all;
+  return shown.map((c) => {
+    const ownerId = c.owner === null || c.owner === undefined ? null : c.owner;
+    return {
+      member: c.member ?? null,
+      value: c.pending ? c.pending.value : c.value,
+      owner: ownerId === null ? null : mine.includes(ownerId) ? "viewer" : "opponent",
+      ownerId,
+      offered: Boolean(c.pending),
+      inGame: c.in_game !== false,
+    };
+  });
 }
 
 /**

@@ -82,11 +82,6 @@ export function renderLine(page) {
   const game = v.game;
   const cubes = new Map(((game && game.cubes) || []).map((c) => [c.member, c]));
   const line = v.line && v.line.length ? v.line : (v.players || []).filter((p) => p.role !== "spectator").map((p) => p.id);
-  const boxTargets = {};
-  for (const action of ["double", "take", "drop", "beaver", "accept", "decline", "resign"]) {
-    boxTargets[action] = new Set(page.targets(action) || []);
-  }
-  const allowed = new Set(v.allowed || []);
   const items = line.map((id, i) => {
     const tags = [];
     if (id === v.box) tags.push("Box");
@@ -100,27 +95,8 @@ export function renderLine(page) {
     if (cube && offerText(cube, page.nameOf)) bits.push(h("span", { class: "offer", "data-testid": `offer-${id}` }, offerText(cube, page.nameOf)));
     if (out) bits.push(h("span", { class: "out-text", "data-testid": `out-${id}` }, `out of this game${cube.settlement ? `: ${settlementText(cube.settlement, page.nameOf)}` : ""}`));
     if (role === "waiting") bits.push(h("span", { class: "muted" }, "plays from the next game"));
-    // The box's choices and answers, member by member.
-    const controls = [];
-    if (allowed.has("double") && boxTargets.double.has(id)) {
-      controls.push(page.choice("double", id, page.doubleChoice, `Double ${page.nameOf(id)}'s cube`));
-    }
-    if (allowed.has("resign") && boxTargets.resign.has(id)) {
-      controls.push(page.choice("resign", id, page.resignChoice, `Resign to ${page.nameOf(id)}`));
-    }
-    for (const [type, label] of [
-      ["take", "Take"],
-      ["beaver", "Beaver"],
-      ["drop", "Drop"],
-      ["accept", "Accept"],
-      ["decline", "Decline"],
-    ]) {
-      if (allowed.has(type) && boxTargets[type].has(id)) {
-        controls.push(
-          page.button(type, label, { type, cube: id }, { testid: `cmd-${type}-${id}`, ariaLabel: `${label} ${page.nameOf(id, { you: false })}'s cube` }),
-        );
-      }
-    }
+    // (The box's choices and answers, member by member, are in the action panel: always in
+    // view beside the board, table_actions.js.)
     return h(
       "li",
       { class: `member${out ? " out" : ""}`, "data-testid": `member-${id}`, "data-in-game": cube ? String(cube.in_game !== false) : "" },
@@ -129,7 +105,6 @@ export function renderLine(page) {
       page.nameMarks(id),
       tags.length ? h("span", { class: "tags" }, ` \u2014 ${tags.join(", ")}`) : null,
       bits.length ? h("span", { class: "bits" }, bits.map((b) => [" \u00B7 ", b])) : null,
-      controls.length ? h("div", { class: "member-controls" }, controls) : null,
     );
   });
   const history = (v.history || []).slice(-5).reverse();

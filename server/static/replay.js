@@ -7,6 +7,7 @@ import { api, matUrl, socketUrl } from "./api.js";
 import { Board } from "./board.js";
 import { verifyEvents, gamesFromEvents, hashImplementation } from "./dice.js";
 import { h, replace } from "./dom.js";
+import { cubesFromView } from "./geometry.js";
 import { namer, signed } from "./names.js";
 
 const decoder = new TextDecoder();
@@ -184,13 +185,14 @@ export function replayPage(main, tableId, { showError, at: wanted }) {
     statusText.textContent = game && game.status ? game.status : "";
     if (game && Array.isArray(game.sides)) {
       const [mine, theirs] = game.sides;
-      const cube = (game.cubes || []).length === 1 ? game.cubes[0] : null;
+      // Every cube: a chouette's members' cubes each in its owner's end (the replay sees the team's side).
+      const cubes = cubesFromView(game, null).map((c) => ({ ...c, name: c.member ? nameOf(c.member) : "" }));
       board.draw({
         viewer: mine.board,
         opponent: theirs.board,
         names: { viewer: mine.label, opponent: theirs.label },
         dice: game.dice ? { values: game.dice, side: game.turn === 1 ? "opponent" : "viewer" } : null,
-        cube: cube ? { value: cube.value, owner: cube.owner == null ? null : (mine.players || []).includes(cube.owner) ? "viewer" : "opponent" } : null,
+        cubes,
         interactive: false,
         sources: new Set(),
         destinations: new Map(),

@@ -143,21 +143,34 @@ class TablePage {
             "nav",
             { class: "links", "aria-label": "Table links" },
             h("a", { href: "#/lobby", "data-testid": "back-to-lobby" }, "Lobby"),
-            h("a", { href: `#/replay/${this.id}`, "data-testid": "replay-link" }, "Replay and fairness"),
+            h("a", { href: `#/replay/${this.id}`, "data-testid": "replay-link" }, "Replay", h("span", { class: "wide-only" }, " and fairness")),
             this.shortcuts.button,
           ),
           // Leaving, apart from the game's actions (table_actions.js, renderLeave).
           (this.leaveBox = h("div", { class: "leave-box" })),
         ),
-        (this.social = tableSocial(this.id)).root,
-        this.status,
-        this.resultLine,
-        this.say,
+        // The board, and beside it (below it on a phone) what the player decides now: the
+        // status, the dice, the move and the actions, always in view; the panels (ledger,
+        // line, talk, fair dice) after them, scrolling on their own beside the board.
         h(
           "div",
           { class: "play-area" },
-          h("div", { class: "board-col" }, this.sideTop, boardBox, this.sideBottom, this.diceText, this.movePanel, this.actions),
-          h("div", { class: "info-col" }, this.scorePanel, this.linePanel, this.chat.root, this.fairPanel),
+          h("div", { class: "board-col" }, this.sideTop, boardBox, this.sideBottom),
+          h(
+            "div",
+            { class: "side-col" },
+            h("div", { class: "decision", "data-testid": "decision" }, this.status, this.diceText, this.movePanel, this.actions, this.resultLine, this.say),
+            h(
+              "div",
+              { class: "info-col" },
+              (this.seatSlot = h("p", { class: "seat-slot" })),
+              (this.social = tableSocial(this.id)).root,
+              this.scorePanel,
+              this.linePanel,
+              this.chat.root,
+              this.fairPanel,
+            ),
+          ),
         ),
       ),
     );
@@ -253,6 +266,10 @@ class TablePage {
       this.turnKey = boardKey;
       this.made = [];
       this.selected = null;
+      // The box's choices of cubes are for this turn's decision only: the next one starts
+      // with every cube chosen again (a cube left out once is not left out for good).
+      this.doubleChoice.clear();
+      this.resignChoice.clear();
     }
     // The server's clock minus ours, as of this view (the window counts down by it).
     if (view.seed_window) this.clockOffset = view.seed_window.now - Date.now();

@@ -6,6 +6,17 @@ import { api } from "./api.js";
 import { h, replace } from "./dom.js";
 import { LEVELS, signed } from "./names.js";
 
+/** The answers to a double or a resignation, as the view's `allowed` names them. */
+const ANSWERS = [
+  ["take", "Take"],
+  ["beaver", "Beaver"],
+  ["drop", "Drop"],
+  ["accept", "Accept"],
+  ["decline", "Decline"],
+];
+
+const RESIGN_WORDS = { 1: "Single game", 2: "Gammon", 3: "Backgammon" };
+
 export class ActionPanel {
   button(type, label, command, extra = {}) {
     return h(
@@ -63,17 +74,20 @@ export class ActionPanel {
     if (allowed.has("double")) {
       const targets = this.targets("double");
       if (targets) {
+        // The box names the cubes it doubles: the button, then a box for each member's cube
+        // (no button while none is ticked: there would be nothing to send).
+        const name = (m) => this.nameOf(m, { you: false });
         const chosen = targets.filter((m) => this.doubleChoice.get(m) !== false);
+        const label =
+          chosen.length === 1 ? `Double ${name(chosen[0])}'s cube` : chosen.length === targets.length ? "Double every cube" : `Double ${chosen.length} cubes`;
         out.push(
+          chosen.length
+            ? this.button("double", label, { type: "double", cubes: chosen })
+            : h("p", { class: "muted", "data-testid": "double-none" }, "Tick a cube to double it:"),
           h(
-            "button",
-            {
-              type: "button",
-              "data-testid": "cmd-double",
-              disabled: this.sending || chosen.length === 0,
-              onclick: () => this.send({ type: "double", cubes: targets.filter((m) => this.doubleChoice.get(m) !== false) }),
-            },
-            `Double ${chosen.length === targets.length ? "every cube" : `${chosen.length} cube${chosen.length === 1 ? "" : "s"}`} (choose beside each name)`,
+            "div",
+            { class: "choices", role: "group", "aria-label": "The cubes to double", "data-testid": "double-choices" },
+            targets.map((m) => this.choice("double", m, this.doubleChoice, `Double ${name(m)}'s cube`, name(m))),
           ),
         );
       } else {
@@ -104,7 +118,13 @@ export class ActionPanel {
           },
         },
         h("summary", { "data-testid": "cmd-resign" }, "Resign\u2026"),
-        targets ? h("p", { class: "muted" }, "To the members chosen beside each name.") : null,
+        targets
+          ? h(
+              "div",
+              { class: "choices", role: "group", "aria-label": "The members to resign to" },
+              targets.map((m) => this.choice("resign", m, this.resignChoice, `Resign to ${this.nameOf(m, { you: false })}`, this.nameOf(m, { you: false }))),
+            )
+          : null,
         [1, 2, 3].map((level) =>
           h(
             "button",
@@ -113,8 +133,10 @@ export class ActionPanel {
               "data-testid": `cmd-resign-${level}`,
               disabled: this.sending || (to !== null && to.length === 0),
               onclick: () => this.send(to ? { type: "resign", level, to } : { type: "resign", level }),
+              // Short words under "Resign…" (the menu fits a phone's width); the whole name read.
+              "aria-label": `Resign ${LEVELS[level]}`,
             },
-            `Resign ${LEVELS[level]}`,
+            RESIGN_WORDS[level],
           ),
         ),
       );
@@ -122,14 +144,52 @@ export class ActionPanel {
     }
     // Leaving is offered apart from these, in the page's header (renderLeave).
     // The table's creator may seat a bot in a free seat, as the view says (docs/bots.md).
-    if (v.may_seat_bot) {
-      out.push(h("button", { type: "button", "data-testid": "seat-bot", class: "secondary", disabled: this.sending, onclick: () => this.seatBot() }, "Seat a bot"));
-    }
-    const perMember = ["take", "drop", "beaver", "accept", "decline"].some((t) => allowed.has(t) && this.targets(t));
-    if (perMember) {
-      out.push(h("p", { class: "hint", "data-testid": "answer-hint" }, "Answer each member beside their name in the line."));
-    }
+    // (Beside the panels, not among the game's decisions: seatSlot.)
+    replace(
+      this.seatSlot,
+      v.may_seat_bot
+        ? h("button", { type: "button", "data-testid": "seat-bot", class: "secondary", disabled: this.sending, onclick: () => this.seatBot() }, "Seat a bot")
+        : null,
+    );
+    const answers = this.memberAnswers(allowed);
+    if (answers) out.push(answers);
     replace(this.actions, out.length ? out : h("p", { class: "muted" }, this.waitingText()));
+  }
+
+  /** The box's answers, member by member: a row for each member whose double or resignation
+   * it answers, with that member's offer and the answers the view allows on that cube. */
+  memberAnswers(allowed) {
+    const kinds = ANSWERS.filter(([type]) => allowed.has(type) && this.targets(type));
+    if (!kinds.length) return null;
+    const v = this.view;
+    const due = new Set(kinds.flatMap(([type]) => this.targets(type)));
+    const order = [...(v.line || []), ...due].filter((id, i, all) => due.has(id) && all.indexOf(id) === i);
+    const cubes = new Map(((v.game && v.game.cubes) || []).map((c) => [c.member, c]));
+    const rows = order.map((id) => {
+      const name = this.nameOf(id, { you: false });
+      const cube = cubes.get(id) || {};
+      const p = cube.pending;
+      const r = cube.resignation;
+      const what = p ? `${p.beavered ? "beavered" : "doubled"} to ${p.value}` : r ? `offers to resign ${LEVELS[r.level] || r.level}` : "";
+      return h(
+        "li",
+        { class: "answer", "data-testid": `answer-${id}` },
+        h("span", { class: "who" }, h("strong", {}, name), what ? `: ${what}` : ""),
+        h(
+          "span",
+          { class: "buttons" },
+          kinds
+            .filter(([type]) => this.targets(type).includes(id))
+            .map(([type, label]) => this.button(type, label, { type, cube: id }, { testid: `cmd-${type}-${id}`, ariaLabel: `${label} ${name}'s cube` })),
+        ),
+      );
+    });
+    return h(
+      "div",
+      { class: "answers" },
+      h("p", { class: "hint", "data-testid": "answer-hint", id: "answer-hint" }, "Answer each member:"),
+      h("ul", { class: "answer-list", "aria-labelledby": "answer-hint" }, rows),
+    );
   }
 
   waitingText() {
@@ -141,19 +201,24 @@ export class ActionPanel {
   }
 
 
-  choice(action, id, map, label) {
+  /** A box for one member's cube in the box's choice (`map`: member -> ticked); `label` is its
+   * accessible name, `shown` the shorter words beside it (the member's name). */
+  choice(action, id, map, label, shown = label) {
     const box = h("input", {
       type: "checkbox",
       id: `${action}-target-${id}`,
       "data-testid": `${action}-target-${id}`,
+      "aria-label": shown === label ? undefined : label,
       checked: map.get(id) !== false,
       disabled: this.sending,
       onchange: (ev) => {
         map.set(id, ev.target.checked);
         this.renderActions();
+        // The panel is drawn again: the box just ticked keeps the focus.
+        this.actions.querySelector(`[data-testid="${action}-target-${CSS.escape(id)}"]`)?.focus();
       },
     });
-    return h("span", { class: "field check" }, box, h("label", { for: `${action}-target-${id}` }, label));
+    return h("span", { class: "field check" }, box, h("label", { for: `${action}-target-${id}` }, shown));
   }
 
   /** The Leave button, in the header apart from the game's actions (`leaveBox`): between games

@@ -4,7 +4,7 @@
 // `sending`). A play is built only from the server's `legal_plays` (server/static/moves.js).
 
 import { h, replace } from "./dom.js";
-import { pipCount } from "./geometry.js";
+import { cubesFromView, pipCount } from "./geometry.js";
 import * as moves from "./moves.js";
 import { placeText } from "./names.js";
 
@@ -74,7 +74,7 @@ export class BoardPlay {
       opponent,
       names: { viewer: mine.label, opponent: theirs.label },
       dice: game.dice ? { values: game.dice, side: diceSide, used } : null,
-      cube: this.boardCube(),
+      cubes: this.boardCubes(),
       interactive: moving,
       sources,
       destinations,
@@ -126,19 +126,10 @@ export class BoardPlay {
     return used;
   }
 
-  /** The cube drawn on the board: a two-player table's, a single-cube chouette's, or the
-   * viewer's own in a chouette. */
-  boardCube() {
-    const game = this.view.game;
-    const cubes = game.cubes || [];
-    let cube = null;
-    if (cubes.length === 1) cube = cubes[0];
-    else cube = cubes.find((c) => c.member === this.me) || null;
-    if (!cube) return null;
-    const mine = game.sides[0].players || [];
-    const owner = cube.owner === null || cube.owner === undefined ? null : mine.includes(cube.owner) ? "viewer" : "opponent";
-    // An offered cube shows the value it is offered at.
-    return { value: cube.pending ? cube.pending.value : cube.value, owner, offered: Boolean(cube.pending) };
+  /** The cubes drawn on the board (geometry.cubesFromView): a two-player table's, the
+   * viewer's own in a chouette, or every member's for the box, each named. */
+  boardCubes() {
+    return cubesFromView(this.view.game, this.me).map((c) => ({ ...c, name: c.member ? this.nameOf(c.member, { you: false }) : "" }));
   }
 
   tell(text) {
