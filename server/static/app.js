@@ -2,13 +2,13 @@
 // #/player/<name>, #/leaderboards, #/invite/<code>), the
 // header's account area, and the page-wide error and connection notices.
 
-import { onSession, session } from "./api.js";
-import { authPanel, whoAmI } from "./auth.js";
-import { h, replace } from "./dom.js";
-import { lobbyPage } from "./lobby.js";
-import { replayPage } from "./replay.js";
-import { invitePage, leaderboardsPage, profilePage } from "./social.js";
-import { tablePage } from "./table.js";
+import { onSession, session } from "./lib/api.js";
+import { authPanel, whoAmI } from "./pages/auth.js";
+import { h, replace } from "./lib/dom.js";
+import { lobbyPage } from "./pages/lobby.js";
+import { replayPage } from "./pages/replay.js";
+import { invitePage, leaderboardsPage, profilePage } from "./pages/social.js";
+import { tablePage } from "./table/table.js";
 
 const main = document.getElementById("main");
 const who = document.getElementById("who");

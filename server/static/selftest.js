@@ -2,9 +2,9 @@
 // position, matches a play, re-derives the dice of docs/dice.md's worked example with Web
 // Crypto and asks the server whether it is ready. Each line says "ok" or what failed.
 
-import { deriveDice, checkCommitment } from "./dice.js";
-import * as g from "./geometry.js";
-import { completed, matchNotation } from "./moves.js";
+import { deriveDice, checkCommitment } from "./fair/dice.js";
+import * as g from "./board/geometry.js";
+import { completed, matchNotation } from "./board/moves.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const START = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0];

@@ -1,4 +1,4 @@
-// Checks server/static/dice.js against vectors computed by the Python implementation
+// Checks server/static/fair/dice.js against vectors computed by the Python implementation
 // (events/domain/dice.py, and tables simulated through the decider). Run by
 // tests/client/test_dice_vectors.py, which writes the vectors and names them in
 // CHOUETTE_DICE_VECTORS; not a test file of its own (no `.test.` in its name). It runs once with
@@ -8,11 +8,11 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { hmacSha256, sha256 } from "../../server/static/sha256.js";
+import { hmacSha256, sha256 } from "../../server/static/fair/sha256.js";
 import { setUpCrypto } from "./web_crypto.mjs";
 
 const implementation = await setUpCrypto();
-const d = await import("../../server/static/dice.js");
+const d = await import("../../server/static/fair/dice.js");
 
 const path = process.env.CHOUETTE_DICE_VECTORS;
 if (!path) throw new Error("CHOUETTE_DICE_VECTORS names no vector file: run test_dice_vectors.py");

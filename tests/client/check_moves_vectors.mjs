@@ -1,4 +1,4 @@
-// Checks server/static/moves.js on the engine's real legal plays and routes, written by
+// Checks server/static/board/moves.js on the engine's real legal plays and routes, written by
 // tests/client/test_moves_vectors.py into the file CHOUETTE_MOVES_VECTORS names; not a test
 // file of its own (no `.test.` in its name).
 
@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 
-import * as m from "../../server/static/moves.js";
+import * as m from "../../server/static/board/moves.js";
 
 const path = process.env.CHOUETTE_MOVES_VECTORS;
 if (!path) throw new Error("CHOUETTE_MOVES_VECTORS names no file: run test_moves_vectors.py");

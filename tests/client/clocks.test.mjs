@@ -1,9 +1,9 @@
-// Clocks on the table page (server/static/clocks.js): the delay first, then the reserve.
+// Clocks on the table page (server/static/table/clocks.js): the delay first, then the reserve.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { clockWords, left, minutes } from "../../server/static/clocks.js";
+import { clockWords, left, minutes } from "../../server/static/table/clocks.js";
 
 const running = { player: "ann", running: true, delay_ms: 12000, reserve_ms: 120000, deadline: 0 };
 

@@ -1,4 +1,4 @@
-// Provably fair dice re-derived in the browser (server/static/dice.js), against the worked
+// Provably fair dice re-derived in the browser (server/static/fair/dice.js), against the worked
 // example of docs/dice.md: with Web Crypto here, and without it (a page over plain HTTP) in
 // dice_insecure_context.test.mjs, which runs this file with CHOUETTE_WEB_CRYPTO=off. The
 // cross-check with the Python implementation on whole simulated tables is
@@ -9,7 +9,7 @@ import { describe, it } from "node:test";
 import { setUpCrypto, withBrokenWebCrypto } from "./web_crypto.mjs";
 
 const implementation = await setUpCrypto();
-const d = await import("../../server/static/dice.js");
+const d = await import("../../server/static/fair/dice.js");
 
 describe(`the hashing (${implementation})`, () => {
   it("is the implementation this run asked for", () => {

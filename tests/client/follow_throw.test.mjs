@@ -1,11 +1,11 @@
-// The table page follows a throw from its stream message (server/static/table_feed.js): what
+// The table page follows a throw from its stream message (server/static/table/table_feed.js): what
 // the viewer may send, the box's choices and whose turn it is come from the message, as the
 // server says them for that viewer; the page derives none of them.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { followThrow } from "../../server/static/table_feed.js";
+import { followThrow } from "../../server/static/table/table_feed.js";
 
 const view = {
   version: 7,

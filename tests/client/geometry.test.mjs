@@ -1,9 +1,9 @@
-// Board geometry (server/static/geometry.js): layout, stacks, dice, hit testing, orientation.
+// Board geometry (server/static/board/geometry.js): layout, stacks, dice, hit testing, orientation.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import * as g from "../../server/static/geometry.js";
+import * as g from "../../server/static/board/geometry.js";
 
 const START = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0];
 

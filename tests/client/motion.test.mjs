@@ -1,11 +1,11 @@
-// Checkers in motion (server/static/motion.js): which checkers moved between two boards, and
+// Checkers in motion (server/static/board/motion.js): which checkers moved between two boards, and
 // where each stood and lands.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import * as g from "../../server/static/geometry.js";
-import { flights, spot } from "../../server/static/motion.js";
+import * as g from "../../server/static/board/geometry.js";
+import { flights, spot } from "../../server/static/board/motion.js";
 
 const START = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0];
 

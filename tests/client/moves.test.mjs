@@ -1,10 +1,10 @@
-// Move input without rules (server/static/moves.js): sources, destinations, completion, undo,
+// Move input without rules (server/static/board/moves.js): sources, destinations, completion, undo,
 // the partial board, one-click plays and typed notation, all from the server's list of plays.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import * as m from "../../server/static/moves.js";
+import * as m from "../../server/static/board/moves.js";
 
 const START = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0];
 

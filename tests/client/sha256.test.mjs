@@ -1,4 +1,4 @@
-// The page's own SHA-256 and HMAC-SHA-256 (server/static/sha256.js, what dice.js computes with
+// The page's own SHA-256 and HMAC-SHA-256 (server/static/fair/sha256.js, what dice.js computes with
 // where there is no Web Crypto): the FIPS 180-2 examples, the RFC 4231 test cases, and every
 // message length around the padding's block boundaries against Node's (OpenSSL's) hashes.
 
@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createHash, createHmac } from "node:crypto";
 import { describe, it } from "node:test";
 
-import { hmacSha256, hmacSha256Signer, sha256 } from "../../server/static/sha256.js";
+import { hmacSha256, hmacSha256Signer, sha256 } from "../../server/static/fair/sha256.js";
 
 const ascii = (text) => new TextEncoder().encode(text);
 const hex = (bytes) => Buffer.from(bytes).toString("hex");

@@ -1,4 +1,4 @@
-"""The browser's dice check (``server/static/dice.js``) agrees with the server's
+"""The browser's dice check (``server/static/fair/dice.js``) agrees with the server's
 (``events/domain/dice.py``): vectors computed here with the Python code, checked by
 ``tests/client/check_dice_vectors.mjs``, under Node's Web Crypto and again without it (as a
 browser on a page served over plain HTTP by a host name, where ``dice.js`` computes with its own

@@ -1,4 +1,4 @@
-"""The browser's move input (``server/static/moves.js``) on the engine's real plays: for many
+"""The browser's move input (``server/static/board/moves.js``) on the engine's real plays: for many
 positions and rolls, the legal plays with their single-die routes (what ``GET /tables/{id}``
 sends), checked by ``tests/client/check_moves_vectors.mjs``: every route can be entered step by
 step and completes its play, the board shown after it is the engine's resulting position (hits

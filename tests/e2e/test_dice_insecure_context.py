@@ -38,7 +38,7 @@ Object.defineProperty(globalThis.crypto, "subtle", {
 """An init script giving the page a ``crypto.subtle`` whose every operation rejects."""
 
 IN_THE_PAGE = """async ([seed, commitment]) => {
-  const d = await import(new URL("/static/dice.js", location.href).href);
+  const d = await import(new URL("/static/fair/dice.js", location.href).href);
   const wrong = seed.slice(0, -1) + (seed.endsWith("0") ? "1" : "0");
   return {
     secure: window.isSecureContext,

@@ -25,7 +25,7 @@ from tests.server.conftest import User
 
 BOTTOM_ROW = [12, 11, 10, 9, 8, 7, 25, 6, 5, 4, 3, 2, 1, 0]
 TOP_ROW = [13, 14, 15, 16, 17, 18, 25, 19, 20, 21, 22, 23, 24, 0]
-"""The board's places left to right, as the arrow keys walk them (server/static/board.js)."""
+"""The board's places left to right, as the arrow keys walk them (server/static/board/board.js)."""
 
 
 def focused(page: Page) -> dict[str, Any]:

@@ -12,17 +12,17 @@
 // board and the move being built) and table_actions.js (the commands offered). The other three
 // hold methods of the page, mixed into it: they share its fields.
 
-import { api, session } from "./api.js";
-import { Board } from "./board.js";
+import { api, session } from "../lib/api.js";
+import { Board } from "../board/board.js";
 import { Chat } from "./chat.js";
 import { clockSpan, presenceMark, refreshClocks } from "./clocks.js";
-import { h, replace } from "./dom.js";
-import { TableFeed } from "./live.js";
-import { describeOptions } from "./lobby.js";
+import { h, replace } from "../lib/dom.js";
+import { TableFeed } from "../lib/live.js";
+import { describeOptions } from "../pages/lobby.js";
 import { renderFair, renderLine, renderScore, windowLeft } from "./panels.js";
-import { namer, settlementText } from "./names.js";
+import { namer, settlementText } from "../lib/names.js";
 import { Shortcuts } from "./shortcuts.js";
-import { tableSocial } from "./social.js";
+import { tableSocial } from "../pages/social.js";
 import { ActionPanel } from "./table_actions.js";
 import { BoardPlay } from "./table_board.js";
 import { FeedGlue } from "./table_feed.js";
@@ -390,7 +390,7 @@ class TablePage {
     return "Waiting for the next game.";
   }
 
-  // -- the side panels (server/static/panels.js) -------------------------------------------------
+  // -- the side panels (server/static/table/panels.js) -------------------------------------------------
 
   renderScore() {
     renderScore(this);

@@ -3,8 +3,8 @@
 // player, and a guest who closes the tab finds their seat again, until the token expires: two
 // players need two browsers (or profiles, or a private window).
 
-import { api, setSession, session } from "./api.js";
-import { h } from "./dom.js";
+import { api, setSession, session } from "../lib/api.js";
+import { h } from "../lib/dom.js";
 
 function field(id, label, attrs = {}) {
   return h(

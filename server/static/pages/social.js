@@ -2,8 +2,8 @@
 // leaderboards (#/leaderboards), an invitation link (#/invite/<code>), the caller's private
 // tables, a private table's invitations (for its creator) and a rated match's rating change.
 
-import { request, session } from "./api.js";
-import { h, replace } from "./dom.js";
+import { request, session } from "../lib/api.js";
+import { h, replace } from "../lib/dom.js";
 
 const KIND_NAMES = { money: "Money", match: "Matches", chouette: "Chouettes" };
 const enc = encodeURIComponent;

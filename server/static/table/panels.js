@@ -1,10 +1,10 @@
 /* The table page's side panels: the score and ledger, the line, and the fair dice (with the
- * seed window). Functions of the page (server/static/table.js), kept apart so that each file
+ * seed window). Functions of the page (server/static/table/table.js), kept apart so that each file
  * stays one concern. */
 
 import { tableClockLine } from "./clocks.js";
-import { h, replace } from "./dom.js";
-import { cubeText, offerText, settlementText, signed } from "./names.js";
+import { h, replace } from "../lib/dom.js";
+import { cubeText, offerText, settlementText, signed } from "../lib/names.js";
 
 /** The score panel: the match score or the ledger. */
 export function renderScore(page) {

@@ -1,7 +1,7 @@
 // Table talk: the table channel for everyone and the team's consultation channel, which the
 // page shows only to those who may read it and lets post only those who may post on it now.
 
-import { h } from "./dom.js";
+import { h } from "../lib/dom.js";
 
 export class Chat {
   /** `send(channel, text)` posts; `nameOf(id)` names a player. */

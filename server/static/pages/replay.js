@@ -3,12 +3,12 @@
 // Web Crypto), run the server's audit, and download the games as a .mat file.
 
 import { analysisPanel } from "./analysis.js";
-import { api, matUrl, socketUrl } from "./api.js";
-import { Board } from "./board.js";
-import { verifyEvents, gamesFromEvents, hashImplementation } from "./dice.js";
-import { h, replace } from "./dom.js";
-import { cubesFromView } from "./geometry.js";
-import { namer, signed } from "./names.js";
+import { api, matUrl, socketUrl } from "../lib/api.js";
+import { Board } from "../board/board.js";
+import { verifyEvents, gamesFromEvents, hashImplementation } from "../fair/dice.js";
+import { h, replace } from "../lib/dom.js";
+import { cubesFromView } from "../board/geometry.js";
+import { namer, signed } from "../lib/names.js";
 
 const decoder = new TextDecoder();
 

@@ -5,7 +5,7 @@
 // second redraws the running clocks: the delay counting down first, then the reserve. Nothing
 // here speaks each second: the clocks are plain text, not a live region.
 
-import { h } from "./dom.js";
+import { h } from "../lib/dom.js";
 
 /** m:ss of a number of milliseconds (rounded up: a clock shows 0:00 only once run out). */
 export function minutes(ms) {

@@ -1,4 +1,4 @@
-// The table's keyboard shortcuts (server/static/table.js) and the panel that lists them, which
+// The table's keyboard shortcuts (server/static/table/table.js) and the panel that lists them, which
 // `?` or the "?" button opens.
 //
 // A shortcut presses the page's own button for its command, when the page offers it and it is
@@ -6,7 +6,7 @@
 // it does exactly what a click would. A key pressed in a field (the chat, the play box, any
 // text input or select) is the field's, never a shortcut's; so is a key with Ctrl, Alt or Meta.
 
-import { h } from "./dom.js";
+import { h } from "../lib/dom.js";
 
 /** Each shortcut: the key, the button it presses (its test id) and what it does. */
 export const SHORTCUTS = [

@@ -1,12 +1,12 @@
-// The table page's board and the move being built (server/static/table.js): the board from the
+// The table page's board and the move being built (server/static/table/table.js): the board from the
 // viewer's side, the steps of a play made with the pointer, the keyboard or typed, and the move
 // panel. Methods of the page, mixed into it (they share its fields: `view`, `made`, `selected`,
-// `sending`). A play is built only from the server's `legal_plays` (server/static/moves.js).
+// `sending`). A play is built only from the server's `legal_plays` (server/static/board/moves.js).
 
-import { h, replace } from "./dom.js";
-import { cubesFromView, pipCount } from "./geometry.js";
-import * as moves from "./moves.js";
-import { placeText } from "./names.js";
+import { h, replace } from "../lib/dom.js";
+import { cubesFromView, pipCount } from "../board/geometry.js";
+import * as moves from "../board/moves.js";
+import { placeText } from "../lib/names.js";
 
 export class BoardPlay {
   canMove() {

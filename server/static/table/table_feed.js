@@ -1,4 +1,4 @@
-// The table page's live feed (server/static/table.js): what it does with each message of the
+// The table page's live feed (server/static/table/table.js): what it does with each message of the
 // table stream. Methods of the page, mixed into it (this file holds one concern of the page and
 // shares its fields: `view`, `me`, `feed`, `fetching`).
 //
@@ -6,7 +6,7 @@
 // `targets` and whose turn it is, server/views/table.py's ThrowView), so the page follows a
 // throw without fetching the table and without rules of its own; every other event fetches it.
 
-import { api } from "./api.js";
+import { api } from "../lib/api.js";
 
 /** The view `view` (as `me`, an account id or null when not signed in) becomes after the throw
  * of the stream message `msg`, from what its `m` says: who moves, the dice, the legal plays, the

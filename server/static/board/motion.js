@@ -1,4 +1,4 @@
-// Checkers in motion (server/static/board.js): when the board drawn next differs from the one
+// Checkers in motion (server/static/board/board.js): when the board drawn next differs from the one
 // drawn before by a play's few checkers (and the blots it hits), each moved checker slides from
 // where it stood to where it now stands.
 //

@@ -3,8 +3,8 @@
 // 0.08 or more (a blunder), with the action taken and the best one; a click shows the position
 // the decision was made in.
 
-import { api } from "./api.js";
-import { h, replace } from "./dom.js";
+import { api } from "../lib/api.js";
+import { h, replace } from "../lib/dom.js";
 
 /** The panel; `show(version)` moves the replay, `nameOf(id)` names a player. */
 export function analysisPanel(tableId, { show, nameOf }) {

@@ -1,10 +1,10 @@
-// The table page's action panel (server/static/table.js): the commands the view's `allowed`
+// The table page's action panel (server/static/table/table.js): the commands the view's `allowed`
 // offers, the box's choices of members (`targets`) and the seat-a-bot button (`may_seat_bot`).
 // Methods of the page, mixed into it (they share its fields: `view`, `me`, `sending`).
 
-import { api } from "./api.js";
-import { h, replace } from "./dom.js";
-import { LEVELS, signed } from "./names.js";
+import { api } from "../lib/api.js";
+import { h, replace } from "../lib/dom.js";
+import { LEVELS, signed } from "../lib/names.js";
 
 /** The answers to a double or a resignation, as the view's `allowed` names them. */
 const ANSWERS = [

@@ -1,8 +1,8 @@
 // The lobby: the open and running tables, refreshed every few seconds, and the form that
 // creates a money table, a match or a chouette.
 
-import { api, session } from "./api.js";
-import { h, replace } from "./dom.js";
+import { api, session } from "../lib/api.js";
+import { h, replace } from "../lib/dom.js";
 import { myTablesPanel, playerLink } from "./social.js";
 
 const REFRESH_MS = 4000;

@@ -3,7 +3,7 @@
 // Nothing here knows the rules: the page says which places are sources and destinations.
 
 import * as g from "./geometry.js";
-import { s } from "./dom.js";
+import { s } from "../lib/dom.js";
 import { Motion } from "./motion.js";
 
 const BOTTOM_ROW = [12, 11, 10, 9, 8, 7, 25, 6, 5, 4, 3, 2, 1, 0];
