@@ -26,6 +26,21 @@ generation included) and for a cube decision before rolling (``double``), timed 
 Throughput is decisions per second: the decisions the analysis rates (unforced checker plays and
 close or actual cube decisions, the same count for all three) over the wall time.
 
+**Cube quality** (with the extra): the basic bot's cube decisions in seeded games (money games
+and 5-point matches, against GNU Backgammon's bot at 0-ply and against another basic bot,
+seats swapped; tests/events/cube_judge.py), each judged by GNU Backgammon at **0-ply**: its
+cubeless chances for the position (``basic_lowest_double_win``: the lowest chance of winning,
+by GNU Backgammon, at which the basic bot doubled; ``basic_doubles_below_50``: doubles below
+50 %) and the gnubg strength's cube decision on them (:class:`events.gnubg.bot.GnubgBrain`:
+Janowski's money window, too good from a cubeless equity of 1; in a match, GNU Backgammon's
+match equity table, the cube dead). A decision is **wrong** when that decision differs: a
+double where GNU Backgammon does not double (not good enough, or too good), a take where it
+passes, a drop where it takes. ``basic_cube_error_rate`` is the wrong doubles, takes and
+drops over the decisions where the bot acted (doubled, took or dropped);
+``basic_missed_doubles`` (no double where GNU Backgammon doubles) is counted but not in it,
+and ``basic_cube_decisions`` counts every decision asked (each roll where it could double).
+``--quick``: 60 money games and 12 matches for each pairing; otherwise 200 and 40.
+
 **Server load** (``server_load``, bench/bot_load.py; skipped with ``--no-load``): one ``serve``
 process's command latency for 200 human-pace tables alone and beside 50 tables of two ``basic``
 bots each, in alternating phases of one run on the same sockets (A B A, or A B A B A without
@@ -51,6 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "events")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot_play import play_table
+from cube_judge import judge, watched_games
 from engine_corpus import ROLLS, random_game_positions
 
 from engine.moves import legal_plays
@@ -112,11 +128,23 @@ def main() -> None:
         out["gnubg"] = "not installed: pip install 'chouette[gnubg]'"
     else:
         out.update(_analysis(3 if args.quick else 10, args.ply))
+        out.update(_cube_quality(args.quick))
     if not args.no_load:
         from bench.bot_load import server_load
 
         out["server_load"] = asyncio.run(server_load(args.quick))
     print(json.dumps(out, indent=2))
+
+
+def _cube_quality(quick: bool) -> dict[str, Any]:
+    """The basic bot's cube decisions judged by GNU Backgammon (see the module's docstring)."""
+    t0 = time.perf_counter()
+    seen = watched_games(60 if quick else 200, 12 if quick else 40, seed=29)
+    tally = judge(seen)
+    return tally.doc() | {
+        "cube_quality_ply": 0,
+        "cube_quality_s": round(time.perf_counter() - t0, 1),
+    }
 
 
 def _analysis(matches: int, ply: int) -> dict[str, Any]:

@@ -15,10 +15,20 @@ The cube:
   count; they double if it exceeds the opponent's by at most 4, redouble by at most 3 (and
   always when further ahead: the opponent then drops), and the opponent takes when the
   roller's count exceeds theirs by at least 2;
-- in **contact**, an estimate of the chance the player on roll wins (:func:`win_chance`, the
-  evaluation's pips on a normal curve): double from 68 %, redouble from 70 %, but not when the
-  position is too good (90 % with gammon chances: play on for the gammon); take while the
-  taker's chance is at least 25 %.
+- in **contact**, the chances of winning, winning a gammon and losing one, estimated from the
+  board (:func:`contact_chances`: a weighted sum of the board's points and of counts such as
+  checkers back and borne off, on a normal curve, the weights fitted to GNU Backgammon's
+  evaluation and kept in :mod:`engine.bots.contact_weights`). From them the taker's take
+  point (:func:`take_point`: Janowski's, between a dead and a live cube's). The roller doubles
+  when the taker's chance is at most 3 points above that take point (a redouble: 1 point),
+  unless the game is too good to double (a cubeless equity of 0.85 or more: play on for the
+  gammon); the taker takes when their chance is at least 2 points above it (the estimates
+  err by some 5 points, so the bot doubles and takes only where it is fairly sure);
+- in a **match**: never a dead cube (a cube already worth what the doubler needs), nor in the
+  Crawford game; when the cube already wins the opponent the match (after the Crawford game)
+  the doubler risks nothing and doubles as soon as they are the favourite; a double whose drop
+  would lose the taker the match is always taken, and at double match point after a drop the
+  taker takes when they are at least as likely to win; otherwise money's rules.
 
 Resignations: accept one only when it pays at least what the position is likely worth to the
 answerer (:func:`equity`, with a crude gammon estimate); the bot itself never resigns.
@@ -39,12 +49,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from engine.bots import contact_weights as weights
 from engine.moves import Play
 from engine.position import BAR, OFF, Position
 
 __all__ = [
     "accepts_resignation",
     "choose_play",
+    "contact_chances",
+    "contact_inputs",
     "equity",
     "evaluate",
     "gammon_chance",
@@ -52,6 +65,7 @@ __all__ = [
     "keith_count",
     "should_double",
     "should_take",
+    "take_point",
     "win_chance",
 ]
 
@@ -213,84 +227,225 @@ def _normal(x: float) -> float:
     return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
 
 
+# -- the estimates in contact -----------------------------------------------------------------
+#
+# In contact the evaluation alone is a poor guide to the chances (it misses what being trapped
+# behind a prime, or far into a bear-off against checkers still back, is worth), so the chances
+# of winning, of winning a gammon and of losing one are each read off a normal curve from a
+# weighted sum of the board's points and what :func:`_counted` counts (the weights, and how
+# they were fitted, are in engine/bots/contact_weights.py).
+
+
+def _counted(pos: Position) -> tuple[float, ...]:
+    """What the contact estimates weigh, for the player on roll (``me``) and the opponent: a
+    constant, the evaluation's lead and the pip lead (each per square root of the pips left),
+    checkers back (in the other's home board or on the bar), borne off, home points made, the
+    longest prime, checkers on the bar, the shots at the other's blots (in tens of pips, as
+    :func:`evaluate` costs them) and checkers outside the home board."""
+    me, opp = pos.me, pos.opp
+    root = math.sqrt(max(pos.pip_count(0) + pos.pip_count(1), 4))
+    return (
+        1.0,
+        -evaluate(pos.swap()) / root,
+        (pos.pip_count(1) - pos.pip_count(0)) / root,
+        sum(me[19:26]),
+        sum(opp[19:26]),
+        me[OFF],
+        opp[OFF],
+        _home_points(me),
+        _home_points(opp),
+        _longest_prime(me),
+        _longest_prime(opp),
+        me[BAR],
+        opp[BAR],
+        _blot_risk(opp, me) / 10,
+        _blot_risk(me, opp) / 10,
+        sum(me[7:26]),
+        sum(opp[7:26]),
+    )
+
+
+def contact_inputs(pos: Position) -> tuple[float, ...]:
+    """The inputs the contact estimates weigh (:mod:`engine.bots.contact_weights`): the board,
+    point by point for each side, and what :func:`_counted` counts."""
+    inputs = [1.0]
+    for side in (pos.me, pos.opp):
+        points = side[1:25]
+        inputs += [1.0 if n >= 1 else 0.0 for n in points]
+        inputs += [1.0 if n >= 2 else 0.0 for n in points]
+        inputs += [1.0 if n >= 3 else 0.0 for n in points]
+        inputs += [max(n - 3, 0) / 2 for n in points]
+        inputs += [side[BAR] / 2, side[OFF] / 15]
+    mine, theirs = pos.pip_count(0), pos.pip_count(1)
+    inputs.append((theirs - mine) / math.sqrt(max(mine + theirs, 4)))
+    inputs += _counted(pos)[1:]
+    return tuple(inputs)
+
+
+def contact_chances(pos: Position) -> tuple[float, float, float]:
+    """In contact, the estimated chances of the player on roll (before rolling): (winning,
+    winning a gammon, losing a gammon), each gammon at most its side's chance of winning."""
+    inputs = contact_inputs(pos)
+
+    def chance(weights: tuple[float, ...]) -> float:
+        return _normal(sum(w * x for w, x in zip(weights, inputs, strict=True)))
+
+    win = chance(weights.WIN)
+    won_gammon = 0.0 if pos.opp[OFF] else min(chance(weights.WIN_GAMMON), win)
+    lost_gammon = 0.0 if pos.me[OFF] else min(chance(weights.LOSE_GAMMON), 1.0 - win)
+    return win, won_gammon, lost_gammon
+
+
 def win_chance(pos: Position) -> float:
-    """The chance that the player on roll (``pos.me``, before rolling) wins, estimated: the
-    evaluation's lead in pips, with the tempo of being on roll, on a normal curve whose spread
-    grows with the pips left (wider in contact)."""
+    """The chance that the player on roll (``pos.me``, before rolling) wins, estimated: in
+    contact :func:`contact_chances`; in a race the evaluation's lead in pips, with the tempo of
+    being on roll, on a normal curve whose spread grows with the pips left."""
     me, opp = pos.me, pos.opp
     if me[OFF] == 15:
         return 1.0
     if opp[OFF] == 15:
         return 0.0
     total = pos.pip_count(0) + pos.pip_count(1)
+    if in_contact(pos):
+        return contact_chances(pos)[0]
+    # A race the roller finishes this throw (two checkers or fewer, all on low points).
+    left = [p for p in range(1, 26) for _ in range(me[p])]
+    if len(left) <= 2 and max(left) <= 2:
+        return 1.0
     lead = -evaluate(pos.swap()) + _TEMPO
     spread = 1.48 * math.sqrt(max(total, 4))
-    if in_contact(pos):
-        spread *= 1.4
-    else:
-        # A race the roller finishes this throw (two checkers or fewer, all on low points).
-        left = [p for p in range(1, 26) for _ in range(me[p])]
-        if len(left) <= 2 and max(left) <= 2:
-            return 1.0
     return min(max(_normal(lead / spread), 0.0), 1.0)
 
 
 def gammon_chance(pos: Position) -> float:
-    """A crude estimate of the chance that the player on roll wins a gammon (or better): none
-    once the opponent has borne a checker off; otherwise growing with the chance of winning
-    and with how far the opponent is from bearing one off."""
+    """An estimate of the chance that the player on roll wins a gammon (or better): none once
+    the opponent has borne a checker off; in contact :func:`contact_chances`; in a race, from
+    how far the opponent is from bearing one off against our pips."""
     opp = pos.opp
     if opp[OFF]:
         return 0.0
+    if in_contact(pos):
+        return contact_chances(pos)[1]
     # Pips the opponent needs to bring every checker home and bear one off.
     outside = sum((p - 6) * opp[p] for p in range(7, 26))
     needed = outside + min((p for p in range(1, 7) if opp[p]), default=6)
-    if not in_contact(pos):
-        # The race to the end: ours to bear everything off, theirs to save the gammon.
-        mine = pos.pip_count(0) - _TEMPO
-        return _normal((needed - mine) / (1.48 * math.sqrt(max(mine + needed, 4))))
-    p = win_chance(pos)
-    return max(0.0, p - 0.55) * min(1.0, needed / 60.0)
+    # The race to the end: ours to bear everything off, theirs to save the gammon.
+    mine = pos.pip_count(0) - _TEMPO
+    return _normal((needed - mine) / (1.48 * math.sqrt(max(mine + needed, 4))))
+
+
+def _evaluation_win(pos: Position) -> float:
+    """The evaluation's own estimate of the roller's chance: its lead in pips, with the tempo
+    of being on roll, on a normal curve whose spread grows with the pips left (wider in
+    contact). Cruder than :func:`contact_chances` where those were fitted, but it holds far
+    outside them (all of one side's checkers back while the other bears off its last)."""
+    if in_contact(pos) and pos.me[OFF] < 15 and pos.opp[OFF] < 15:
+        total = pos.pip_count(0) + pos.pip_count(1)
+        lead = -evaluate(pos.swap()) + _TEMPO
+        return _normal(lead / (1.48 * 1.4 * math.sqrt(max(total, 4))))
+    return win_chance(pos)
+
+
+def _evaluation_gammon(pos: Position) -> float:
+    """The evaluation's own estimate of the roller's chance of a gammon (see
+    :func:`_evaluation_win`): in contact, growing with the chance of winning and with how far
+    the opponent is from bearing a checker off."""
+    opp = pos.opp
+    if opp[OFF] or not in_contact(pos):
+        return gammon_chance(pos)
+    outside = sum((p - 6) * opp[p] for p in range(7, 26))
+    needed = outside + min((p for p in range(1, 7) if opp[p]), default=6)
+    return max(0.0, _evaluation_win(pos) - 0.55) * min(1.0, needed / 60.0)
 
 
 def equity(pos: Position) -> float:
-    """The cubeless value of the game to the player on roll, in points per cube: winning,
-    losing and gammons estimated (:func:`win_chance`, :func:`gammon_chance`)."""
-    p = win_chance(pos)
-    mine = gammon_chance(pos)
-    theirs = gammon_chance(pos.swap()) if p < 0.5 else 0.0
+    """The cubeless value of the game to the player on roll, in points per cube, by the
+    evaluation's own estimates of winning and of gammons (what resignations are judged by)."""
+    p = _evaluation_win(pos)
+    mine = _evaluation_gammon(pos)
+    theirs = _evaluation_gammon(pos.swap()) if p < 0.5 else 0.0
     return p * (1 + mine) - (1 - p) * (1 + theirs)
 
 
+EFFICIENCY = 0.68
+"""Janowski's cube efficiency, between a dead (0) and a fully live (1) cube."""
+DOUBLE_WINDOW = (0.03, 0.01)
+"""How far above their take point the taker's chance may be for a double (initial, redouble)."""
+TOO_GOOD = 0.85
+"""A cubeless equity from which the doubler plays on for the gammon instead of doubling."""
+TAKE_MARGIN = 0.02
+"""How far above their take point the taker's estimated chance must be for a take."""
+
+
+def take_point(win: float, won_gammon: float, lost_gammon: float) -> float:
+    """The taker's chance of winning below which they should drop, from the doubler's chances:
+    between a dead cube's take point, ``(L - 0.5) / (W + L)``, and a live cube's, ``(L - 0.5) /
+    (W + L + 0.5)``, by :data:`EFFICIENCY` (``W`` and ``L`` the taker's average win and loss,
+    in points per cube, gammons counting two)."""
+    p = min(max(win, 1e-6), 1 - 1e-6)
+    w = (1 - p + lost_gammon) / (1 - p)
+    lose = (p + won_gammon) / p
+    dead = (lose - 0.5) / (w + lose)
+    live = (lose - 0.5) / (w + lose + 0.5)
+    return EFFICIENCY * live + (1 - EFFICIENCY) * dead
+
+
 def should_double(
-    pos: Position, *, centred: bool = True, match_away: int | None = None, cube: int = 1
+    pos: Position,
+    *,
+    centred: bool = True,
+    match_away: int | None = None,
+    cube: int = 1,
+    opponent_away: int | None = None,
 ) -> bool:
     """Whether the player on roll (``pos.me``, before rolling) should double.
 
     :param centred: the cube is in the middle (an initial double) rather than owned by them
         (a redouble).
     :param match_away: in a match, the points the doubler still needs: a cube already worth
-        that many (a dead cube) is never turned.
+        that many (a dead cube: a win as it is wins the match) is never turned.
     :param cube: the cube's value now.
+    :param opponent_away: in a match, the points the opponent still needs: when the cube as it
+        is already wins them the match (after the Crawford game), doubling risks nothing, so
+        the doubler doubles as soon as they are the favourite.
     """
     if match_away is not None and cube >= match_away:
         return False
+    if opponent_away is not None and cube >= opponent_away:
+        return win_chance(pos) >= 0.5
     if not in_contact(pos):
         lead = keith_count(pos.opp) - keith_count(pos.me) * 8 / 7
         # Double when behind by at most 4 (redouble: 3), and whenever ahead: they will drop.
         return -lead <= (4 if centred else 3)
-    p = win_chance(pos)
-    if p >= 0.9 and gammon_chance(pos) > 0.15:
+    win, won_gammon, lost_gammon = contact_chances(pos)
+    if 2 * win - 1 + won_gammon - lost_gammon >= TOO_GOOD:
         return False  # too good: play on for the gammon
-    return p >= (0.68 if centred else 0.70)
+    window = DOUBLE_WINDOW[0 if centred else 1]
+    return 1 - win <= take_point(win, won_gammon, lost_gammon) + window
 
 
-def should_take(pos: Position) -> bool:
+def should_take(
+    pos: Position, *, match_away: int | None = None, cube: int = 1, taker_away: int | None = None
+) -> bool:
     """Whether the opponent should take a double from the player on roll (``pos.me``, the
-    doubler, before rolling)."""
+    doubler, before rolling).
+
+    :param match_away: in a match, the points the doubler still needs: when a drop (worth
+        ``cube`` to them) would win them the match, the taker takes whatever the position.
+    :param cube: the cube's value before the double.
+    :param taker_away: in a match, the points the taker still needs: when they need one and a
+        drop would leave the doubler needing one too, the game taken decides the match as the
+        next one would after a drop (double match point): they take when they are at least
+        as likely to win this game as that one (50 %).
+    """
+    if match_away is not None and cube >= match_away:
+        return True
+    if match_away is not None and taker_away == 1 and match_away - cube == 1:
+        return win_chance(pos) <= 0.5
     if not in_contact(pos):
         return keith_count(pos.me) * 8 / 7 - keith_count(pos.opp) >= 2
-    return 1.0 - win_chance(pos) >= 0.25 and gammon_chance(pos) < 0.4
+    win, won_gammon, lost_gammon = contact_chances(pos)
+    return 1 - win >= take_point(win, won_gammon, lost_gammon) + TAKE_MARGIN
 
 
 def accepts_resignation(pos: Position, level: int) -> bool:

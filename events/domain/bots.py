@@ -104,13 +104,22 @@ class BasicBrain:
         return basic.choose_play(plays)
 
     def double(self, position: Position, cube: CubeContext) -> bool:
+        if cube.match_length and cube.crawford:
+            return False
         away = cube.match_length - cube.score[0] if cube.match_length else None
+        other = cube.match_length - cube.score[1] if cube.match_length else None
         return basic.should_double(
-            position, centred=cube.owner is None, match_away=away, cube=cube.value
+            position,
+            centred=cube.owner is None,
+            match_away=away,
+            cube=cube.value,
+            opponent_away=other,
         )
 
     def take(self, position: Position, cube: CubeContext) -> bool:
-        return basic.should_take(position)
+        away = cube.match_length - cube.score[0] if cube.match_length else None
+        other = cube.match_length - cube.score[1] if cube.match_length else None
+        return basic.should_take(position, match_away=away, cube=cube.value, taker_away=other)
 
     def accept(self, position: Position, level: int, cube: CubeContext) -> bool:
         return basic.accepts_resignation(position, level)

@@ -197,4 +197,6 @@ def test_what_needs_no_judgement_is_settled_in_process_exactly_as_the_brain_woul
                     kinds["nothing" if command is None else "forced"] += 1
                 else:
                     kinds["judged"] += 1
-    assert min(kinds.values()) > 50, kinds
+    # A forced command is mostly a roll on a cube the other side owns: the basic bot doubles
+    # seldom since its cube follows its fitted estimates (issue 29), so fewer of those.
+    assert min(kinds["nothing"], kinds["judged"]) > 50 and kinds["forced"] > 15, kinds
