@@ -20,7 +20,7 @@ The cube:
   checkers back and borne off, on a normal curve, the weights fitted to GNU Backgammon's
   evaluation and kept in :mod:`engine.bots.contact_weights`). From them the taker's take
   point (:func:`take_point`: Janowski's, between a dead and a live cube's). The roller doubles
-  when the taker's chance is at most 3 points above that take point (a redouble: 1 point),
+  when the taker's chance is at most 1 point above that take point (a redouble: 1 point below),
   unless the game is too good to double (a cubeless equity of 0.85 or more: play on for the
   gammon); the taker takes when their chance is at least 2 points above it (the estimates
   err by some 5 points, so the bot doubles and takes only where it is fairly sure);
@@ -369,7 +369,7 @@ def equity(pos: Position) -> float:
 
 EFFICIENCY = 0.68
 """Janowski's cube efficiency, between a dead (0) and a fully live (1) cube."""
-DOUBLE_WINDOW = (0.03, 0.01)
+DOUBLE_WINDOW = (0.01, -0.01)
 """How far above their take point the taker's chance may be for a double (initial, redouble)."""
 TOO_GOOD = 0.85
 """A cubeless equity from which the doubler plays on for the gammon instead of doubling."""

@@ -103,11 +103,12 @@ def test_in_seeded_games_it_never_doubles_as_the_underdog() -> None:
 
 def test_in_seeded_games_its_cube_errors_are_few() -> None:
     """The wrong doubles, takes and drops (cube_judge) over the decisions where it acted, on a
-    modest corpus. Before issue 29's rule this was 56 % (20 of 36 doubles wrong, one at 13 %);
-    the rule now errs in about one decision of five (bench/bots.py)."""
+    modest corpus (issue 29's target: under 20 %). Before this rule it was 56 % (20 of 36
+    doubles wrong, one at 13 % to win); here 16 %, and 14 to 22 % on other seeds of about this
+    size (bench/bots.py measures a larger corpus)."""
     gnubg()
     tally = judge(watched_games(30, 6, seed=31))
     print(tally.doc())
-    assert tally.acted >= 100
-    assert tally.wrong_doubles / tally.doubles < 0.25
-    assert tally.error_rate < 0.27
+    assert tally.acted >= 150
+    assert tally.wrong_doubles / tally.doubles < 0.20
+    assert tally.error_rate < 0.20
