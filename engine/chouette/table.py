@@ -36,6 +36,22 @@ from engine.position import CHECKERS, OFF, Position
 
 __all__ = ["Chouette"]
 
+_last: tuple[object, dict[str, frozenset[Action]]] = (None, {})
+"""The chouette last asked what its players may do (:meth:`Chouette.allowed`), and its answers
+by player: a table view, or a throw's message, asks it for every viewer and then asks
+:meth:`Chouette.targets` for each action on a cube, which is empty for every action
+:meth:`Chouette.allowed` left out. A chouette never changes, and the one held is the very
+object asked again (not an equal one): the answers stand."""
+
+
+def _asked(table: Chouette) -> dict[str, frozenset[Action]]:
+    """What :meth:`Chouette.allowed` answered for ``table`` so far, by player (see ``_last``)."""
+    global _last
+    last = _last
+    if last[0] is not table:
+        last = _last = (table, {})
+    return last[1]
+
 
 @dataclass(frozen=True, slots=True)
 class Chouette:
@@ -240,12 +256,20 @@ class Chouette:
     def allowed(self, player: str) -> frozenset[Action]:
         """The actions ``player`` may take now. Each action not in it raises if tried; for
         the actions on a cube, :meth:`targets` says which members' cubes."""
-        return permissions.allowed(self, player)
+        known = _asked(self)
+        acts = known.get(player)
+        if acts is None:
+            acts = known[player] = permissions.allowed(self, player)
+        return acts
 
     def targets(self, player: str, action: Action) -> frozenset[str]:
         """The members whose cubes ``player`` may apply ``action`` (double, take, drop, beaver,
         resign, accept, decline) to now: for a member, themselves or nobody; for the box, each
         member it may double, answer or offer to."""
+        acts = _asked(self).get(player)
+        if acts is not None and action not in acts:
+            # permissions.allowed lists an action on a cube exactly when it has targets.
+            return frozenset()
         return permissions.targets(self, player, action)
 
     # -- seating ---------------------------------------------------------------------------
