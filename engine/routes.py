@@ -15,6 +15,10 @@ for a non-double that moves one checker with both dice.
 >>> start = Position.start()
 >>> sum(len(play_routes(start, (6, 1), p)) for p in legal_plays(start, (6, 1)))
 10
+
+:func:`play_tree` gives the same routes of every legal play of a throw at once, as a tree of
+single-die steps whose shared branches are written once: what a throw's message sends (the
+1-1 with 2,220 plays is some 7.5 KB instead of 218 KB as a list).
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.errors import IllegalPlayError, InvalidPlayError
-from engine.moves import Move, Play, check_dice
+from engine.moves import Move, Play, check_dice, play_tuples
 from engine.moves import play as engine_play
-from engine.position import Position
+from engine.position import BAR, Position
 
 Step = tuple[int, int, bool]
 """One checker moved by one die: ``(from, to, hits)`` in the mover's numbering."""
@@ -116,4 +120,112 @@ def route_moves(
     return (moves,)
 
 
-__all__ = ["Step", "play_routes", "play_steps", "route_moves", "routes_of"]
+Edge = tuple[int, int, bool, int]
+"""One step of a :data:`PlayTree`'s node: ``(from, to, hits, next)``, ``next`` the index of the
+node the play goes on at, or 0 when the play is complete after this step."""
+
+PlayTree = tuple[tuple[Edge, ...], ...]
+"""Every route of every legal play of a throw as a tree of single-die steps (a trie, its
+identical branches shared, so a directed acyclic graph): node 0 is the start of the turn; each
+node lists its steps, highest first. A route is the steps along a path from node 0 to a step
+whose ``next`` is 0, and every such path is a route of a legal play: each route of
+:func:`routes_of`, its steps ordered highest first (``from``, then ``to``: an order that can
+always be applied, the checkers moved from the higher points first), hits marked in that order.
+No legal play: ``((),)``."""
+
+
+_Trie = dict[Move, "_Trie"]
+"""The routes as nested dicts, step by step, before identical branches are merged."""
+
+
+def play_tree(position: Position, dice: Sequence[int]) -> PlayTree:
+    """The routes of every legal play of ``dice`` (:func:`routes_of` of each) as a
+    :data:`PlayTree`, built from the legal plays themselves, so that its paths are exactly
+    their routes.
+
+    >>> tree = play_tree(Position.start(), (6, 5))
+    >>> tree[0]  # the first steps: 24/18, 13/8, 13/7 or 8/3
+    ((24, 18, False, 4), (13, 8, False, 3), (13, 7, False, 2), (8, 3, False, 1))
+    >>> tree[4]  # after 24/18: 18/13, 13/8 or 8/3, and the play is complete
+    ((18, 13, False, 0), (13, 8, False, 0), (8, 3, False, 0))
+    >>> tree[3]  # after 13/8 (13/8 8/3 is 13/3, 13/8 24/18 was met above)
+    ((13, 7, False, 0), (8, 2, False, 0))
+    >>> play_tree(Position.from_id('4HPwATDgc/ABUA'), (6, 6))
+    ((),)
+    """
+    d1, d2 = check_dice(dice)
+    root: _Trie = {}
+    for moves, me, opp in play_tuples(position, (d1, d2)):
+        routes = (moves,) if d1 == d2 else route_moves(position, d1, d2, moves, (me, opp))
+        for route in routes:
+            node = root
+            for move in sorted(route, reverse=True):
+                node = node.setdefault(move, {})
+    # Each node once (the same steps leading to the same nodes), numbered as met: children
+    # before their parents, so that the numbers are turned around for node 0 to be the root.
+    # A step hits when it lands on a blot that no step before it on its path hit
+    # (:func:`play_steps`): ``hit_at`` holds the points hit on the path so far, as bits.
+    theirs = position.opp
+    blots = 0
+    for p in range(1, BAR):
+        if theirs[BAR - p] == 1:
+            blots |= 1 << p
+    ids: dict[tuple[Edge, ...], int] = {}
+    nodes: list[tuple[Edge, ...]] = []
+
+    def number(node: _Trie, hit_at: int) -> int:
+        edges = []
+        for (a, b), child in sorted(node.items(), reverse=True):
+            hit = (blots & ~hit_at) >> b & 1 == 1
+            edges.append((a, b, hit, number(child, hit_at | hit << b) if child else -1))
+        key = tuple(edges)
+        found = ids.get(key)
+        if found is None:
+            found = ids[key] = len(nodes)
+            nodes.append(key)
+        return found
+
+    number(root, 0)
+    last = len(nodes) - 1
+    return tuple(
+        [
+            tuple([(a, b, h, last - n if n >= 0 else 0) for a, b, h, n in node])
+            for node in reversed(nodes)
+        ]
+    )
+
+
+def tree_routes(tree: PlayTree) -> list[tuple[Step, ...]]:
+    """Every route of a :data:`PlayTree` (its paths from node 0 to the end of a play), in the
+    order of its nodes' steps.
+
+    >>> [len(r) for r in tree_routes(play_tree(Position.start(), (4, 4)))][:3]
+    [4, 4, 4]
+    >>> tree_routes(((),))
+    []
+    """
+    out: list[tuple[Step, ...]] = []
+
+    def walk(at: int, path: tuple[Step, ...]) -> None:
+        for a, b, h, n in tree[at]:
+            step = (*path, (a, b, h))
+            if n:
+                walk(n, step)
+            else:
+                out.append(step)
+
+    walk(0, ())
+    return out
+
+
+__all__ = [
+    "Edge",
+    "PlayTree",
+    "Step",
+    "play_routes",
+    "play_steps",
+    "play_tree",
+    "route_moves",
+    "routes_of",
+    "tree_routes",
+]
