@@ -17,10 +17,11 @@ timed call. Prints one JSON object:
 - ``gnubg_us_mean``/``_p50``/``_p99``: ``gnubg.findbestmoves`` (0-ply) on the same calls; it
   generates every legal play and scores each one with its fastest evaluator. Its position cache
   is emptied before each pass (a warm one roughly halves its time on a repeated corpus).
-- ``throw_plays_us_mean``: a throw message's plays (its ``m``), cold: every legal play with
-  its notation and routes, written as JSON straight from the generator's tuples, as ``serve``
-  sends them (``server.views.throw.legal_json``); ``throw_plays_as_views_us_mean``: the same
-  bytes made the table view's way (a view of each :class:`Play`, encoded with msgspec).
+- ``throw_plays_us_mean``: a throw message's plays (its ``m``), cold: the tree of every legal
+  play's single-die steps, encoded, as ``serve`` sends it (``server.views.throw.tree_json``,
+  its caches emptied too); ``throw_plays_as_views_us_mean``: the plays as the table view lists
+  them (a view of each :class:`Play` with its notation and routes, encoded with msgspec).
+  ``bench/throws.py`` measures the most branching throws' messages.
 - ``ratio``: ``legal_plays_us_mean / gnubg_us_mean`` (cold; below 1 means faster than gnubg).
 - ``count_mismatches``: calls where the number of plays differs from gnubg's (should be 0).
 """
@@ -48,8 +49,10 @@ import msgspec
 from engine_corpus import ROLLS, gnubg_board, random_game_positions, stress_positions
 
 from engine.moves import _cached, _generate, legal_plays
+from server.views import table as table_views
+from server.views import throw as throw_views
 from server.views.table import legal_views
-from server.views.throw import legal_json
+from server.views.throw import tree_json
 
 GNUBG_CACHE = 1 << 19
 """Entries in gnubg's position cache during the benchmark."""
@@ -117,7 +120,12 @@ def main() -> None:
     gc.freeze()  # the corpus is long-lived: keep the collector from rescanning it in every call
     cube, ec = gnubg.cubeinfo(), gnubg.evalcontext(0, 0, 1, 0, 0)
     find = gnubg.findbestmoves
-    clear = _cached.cache_clear
+
+    def clear() -> None:
+        _cached.cache_clear()
+        table_views._tree.cache_clear()
+        throw_views._tree_json.cache_clear()
+
     size = len(calls)
     cold = _Timings(size)
     raw = _Timings(size)
@@ -148,12 +156,12 @@ def main() -> None:
             t0 = clock()
             len(legal_plays(pos, dice))
             warm.add(i, clock() - t0)
-        # A throw message's plays (``m``), cold: written straight from the generator's tuples
-        # as the server sends them, and, beside it, as the table view's plays encoded.
+        # A throw message's plays (``m``), cold: the tree of steps as the server sends it,
+        # and, beside it, as the table view's plays encoded.
         for i, (pos, dice) in enumerate(calls):
             clear()
             t0 = clock()
-            legal_json(pos, dice)
+            tree_json(pos, dice)
             throw.add(i, clock() - t0)
         for i, (pos, dice) in enumerate(calls):
             clear()

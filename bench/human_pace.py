@@ -125,9 +125,14 @@ class _Table:
         return 1 - self.idx(player)
 
     def move(self, m: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        # The play's first route, one checker and one die at a time, as ``move`` takes it.
-        route = self.rng.choice(m["plays"])["steps"][0]
-        return self.idx(m["player"]), {"type": "move", "moves": [[a, b] for a, b, _ in route]}
+        # A route down the tree of steps (a random step at each node, to the end of a play),
+        # one checker and one die at a time, as ``move`` takes it.
+        tree, at, route = m["play_tree"], 0, []
+        while True:
+            a, b, _hit, at = self.rng.choice(tree[at])
+            route.append([a, b])
+            if not at:
+                return self.idx(m["player"]), {"type": "move", "moves": route}
 
     # the stream of socket 0: every table event, in order
     def follow(self, msg: dict[str, Any]) -> None:
@@ -146,7 +151,7 @@ class _Table:
                 why = self.run.stats[self.run.phase]["why"]
                 if len(why) < 5:
                     why.append("a throw without m")
-            elif m["plays"]:
+            elif m["play_tree"][0]:
                 self.next = self.move(m)
             else:
                 self.next = (self.other_roller(m["player"]), {"type": "roll"})
@@ -260,7 +265,7 @@ class _Table:
         elif game["phase"] == "roll" and game["on_roll"]:
             self.next = (self.idx(game["on_roll"]), {"type": "roll"})
         elif game["phase"] == "move" and game["on_roll"]:
-            self.next = self.move({"player": game["on_roll"], "plays": game["legal_plays"]})
+            self.next = self.move({"player": game["on_roll"], "play_tree": game["play_tree"]})
 
     async def drive(self, session: aiohttp.ClientSession, base: str) -> None:
         run = self.run

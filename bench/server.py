@@ -54,6 +54,7 @@ from bench.floor import run_floors  # noqa: E402
 from bench.human_pace import Clients, Phase, TableSpec, summary  # noqa: E402
 from bench.scratch import scratch_database  # noqa: E402
 from bench.serving import free_port, wait_ready  # noqa: E402
+from bench.throws import worst_throws  # noqa: E402
 
 QUICK_TABLES = 2000
 """The tables ``--quick`` plays at human pace."""
@@ -503,6 +504,11 @@ async def main() -> None:
         "seconds": round(time.perf_counter() - began, 1),
         "note": "2 cores shared by the server(s), the client processes and PostgreSQL",
     }
+    # The most branching throws' messages (bench/throws.py, on fewer positions), after the
+    # server has stopped: their bytes and the time to make one, cold.
+    throws = worst_throws(300 if args.quick else 1000)
+    result["worst_m_bytes"] = throws["worst_m_bytes"]
+    result["worst_plays_ms"] = throws["worst_plays_ms"]
     print(json.dumps(result))
 
 

@@ -208,8 +208,9 @@ event's stored chain hash (its stream's chain head at `v`: keep it, see `GET /lo
 team-channel chat message the viewer may not read (the box, spectators) comes as `{"v", "s"}` \
 only, so versions never skip. \
 A throw (`opening_throw`, `dice_rolled`) also carries `m`, a `ThrowView`: who moves, the dice and \
-the legal plays (the table view's `legal_plays`), or `plays: []` when the thrower cannot move \
-(the turn has passed): the player to move never needs to fetch the table view to play. It also \
+the legal plays as a tree of single-die steps (`play_tree`, as in the table view: each path from \
+node 0 to a step whose `next` is 0 is a route of a legal play), or `play_tree: [[]]` when the \
+thrower cannot move (the turn has passed): the player to move never needs to fetch the table view to play. It also \
 says what the throw leaves each viewer (`viewers`, by account id, for everyone at the table and \
 its creator; `spectator` for anyone else signed in; `anonymous`): each an `AfterThrow`, the \
 `allowed`, `targets` and `turn` the viewer's table view shows after the throw, so a client \

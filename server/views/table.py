@@ -13,6 +13,7 @@ are in ``players``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Literal
 
 import msgspec
@@ -23,7 +24,7 @@ from engine.game import Game, Phase
 from engine.moves import Play, check_dice
 from engine.notation import blot_points, format_moves
 from engine.position import Position
-from engine.routes import routes_of
+from engine.routes import PlayTree, play_tree, routes_of
 from events.domain import clocks
 from events.domain.allowed import allowed, held_back, may_join
 from events.domain.chat import team_can_read
@@ -40,11 +41,13 @@ __all__ = [
     "LegalPlayView",
     "MatchTableView",
     "MoneyTableView",
+    "PlayTreeView",
     "PlayerView",
     "SideView",
     "TableView",
     "leave_cost_view",
     "legal_views",
+    "play_tree_of",
     "role_of",
     "table_view",
     "targets_of",
@@ -94,6 +97,16 @@ class LegalPlayView(msgspec.Struct, kw_only=True):
     """Each way to make the play one checker and one die at a time: ``[from, to, hits]`` in the
     mover's numbering (25 the bar, 0 off). A non-double that moves one checker with both dice
     may have two routes; every other play has one."""
+
+
+PlayTreeView = PlayTree
+"""Every legal play as a tree of single-die steps (:data:`engine.routes.PlayTree`): a list of
+nodes, node 0 the start of the turn; each node lists the steps a play may go on with, as
+``[from, to, hits, next]`` in the mover's numbering (25 the bar, 0 off), ``next`` the node the
+play goes on at, or 0 when the play is complete after this step. Each path from node 0 to a
+step with ``next`` 0 is one route of a legal play (as a multiset of steps, each legal play's
+routes are exactly its ``steps`` in ``legal_plays``); the steps along a path can be made in any
+order a checker is there for. ``[[]]``: no legal play."""
 
 
 class PendingView(msgspec.Struct, kw_only=True):
@@ -181,6 +194,9 @@ class GameView(msgspec.Struct, kw_only=True):
     legal_plays: list[LegalPlayView]
     """The legal plays of ``on_roll`` once the dice are thrown (a turn with none passes at
     once, so this is never empty in the ``move`` phase)."""
+    play_tree: PlayTreeView = ((),)
+    """The same legal plays as a tree of single-die steps (:data:`PlayTreeView`), as a throw's
+    stream message sends them: what the web page plays from."""
     result: SettlementView | None = None
     """Two-player tables, once the game is over."""
     forfeits: list[ForfeitView] = []
@@ -355,6 +371,24 @@ def _side(label: str, players: list[str], board: tuple[int, ...]) -> SideView:
         pips=sum(i * n for i, n in enumerate(board) if i),
         off=board[0],
     )
+
+
+_NO_TREE: PlayTree = ((),)
+
+
+@lru_cache(maxsize=1024)
+def _tree(me: tuple[int, ...], opp: tuple[int, ...], hi: int, lo: int) -> PlayTree:
+    return play_tree(Position(me, opp), (hi, lo))
+
+
+def play_tree_of(position: Position, dice: tuple[int, int] | None, moving: bool = True) -> PlayTree:
+    """:func:`engine.routes.play_tree` of ``dice``, kept for the 1,024 positions and throws
+    used last (the table view and a throw's message both send it); nobody moving (``moving``
+    false, or no dice) is ``((),)``, as no legal play is."""
+    if dice is None or not moving:
+        return _NO_TREE
+    d1, d2 = check_dice(dice)
+    return _tree(position.me, position.opp, max(d1, d2), min(d1, d2))
 
 
 def legal_views(
@@ -571,6 +605,7 @@ def _duel_game(state: TableState, game: Game, viewer: str | None) -> GameView:
         dice_commitment=state.commitment,
         cubes=[cube],
         legal_plays=legal_views(game.position, game.dice, game.legal_plays()),
+        play_tree=play_tree_of(game.position, game.dice, bool(game.legal_plays())),
         result=result,
         forfeits=_forfeits(state),
     )
@@ -709,6 +744,7 @@ def _chouette_game(
         dice_commitment=state.commitment,
         cubes=_member_cubes(state, ch, g),
         legal_plays=legal_views(g.position, g.dice, ch.legal_plays()),
+        play_tree=play_tree_of(g.position, g.dice, bool(ch.legal_plays())),
         forfeits=_forfeits(state),
     )
 

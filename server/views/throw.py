@@ -1,32 +1,34 @@
 """A throw's message: what a throw (an ``opening_throw`` or ``dice_rolled``) leaves the table
 waiting for, sent as the ``m`` of its stream message (:class:`ThrowView`) so that the player to
 move never fetches the table view to play, and what each viewer's view says after it
-(:class:`AfterThrow`). The legal plays are written as JSON straight from the move generator
-(:func:`legal_json`); ``tests/server/test_stream_plays.py`` checks they are the bytes the
-table view's :class:`~server.views.table.LegalPlayView` list encodes to."""
+(:class:`AfterThrow`). The legal plays are sent as a tree of single-die steps
+(:func:`engine.routes.play_tree`, encoded once per position and throw: :func:`tree_json`), a
+few kilobytes even for the throws with thousands of plays; ``tests/server/test_stream_plays.py``
+checks its routes are the table view's :class:`~server.views.table.LegalPlayView` list's."""
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import msgspec
 
 from engine.game import Phase
-from engine.moves import check_dice, play_tuples
-from engine.notation import blot_points, format_moves
+from engine.moves import check_dice
 from engine.position import Position
-from engine.routes import play_steps, route_moves
 from events.domain.allowed import allowed, may_join
 from events.domain.table import TableState
 from server.views.table import (
     ClockView,
     LeaveCostView,
-    LegalPlayView,
+    PlayTreeView,
     clock_views,
     leave_cost_view,
+    play_tree_of,
     targets_of,
     viewer_turn,
 )
 
-__all__ = ["AfterThrow", "ThrowView", "ThrowWire", "after_throw", "legal_json", "throw_view"]
+__all__ = ["AfterThrow", "ThrowView", "ThrowWire", "after_throw", "throw_view", "tree_json"]
 
 
 class AfterThrow(msgspec.Struct, kw_only=True):
@@ -53,9 +55,10 @@ class ThrowView(msgspec.Struct, kw_only=True):
     player: str
     """Who moves: the thrower, or after an opening throw its winner."""
     dice: tuple[int, int]
-    plays: list[LegalPlayView]
-    """The legal plays, as in the view's ``game.legal_plays``; **empty: the player cannot
-    move** and the turn has already passed (no ``move`` is expected)."""
+    play_tree: PlayTreeView
+    """The legal plays as a tree of single-die steps, as in the view's ``game.play_tree``;
+    **``[[]]`` (no step at all): the player cannot move** and the turn has already passed (no
+    ``move`` is expected)."""
     status: str
     """The view's ``game.status`` after the throw."""
     position_id: str
@@ -74,41 +77,23 @@ class ThrowView(msgspec.Struct, kw_only=True):
 
 
 class ThrowWire(ThrowView, kw_only=True):
-    """A :class:`ThrowView` as :func:`throw_view` makes it: its ``plays`` encoded already
-    (:func:`legal_json`), the same bytes once encoded."""
+    """A :class:`ThrowView` as :func:`throw_view` makes it: its ``play_tree`` encoded already
+    (:func:`tree_json`), the same bytes once encoded."""
 
-    plays: msgspec.Raw  # type: ignore[assignment]
-
-
-_STEP_JSON = {
-    (a, b, hit): f"[{a},{b},{'true' if hit else 'false'}]"
-    for a in range(1, 26)
-    for b in range(a)
-    for hit in (False, True)
-}
-"""Each step of a route as JSON."""
+    play_tree: msgspec.Raw  # type: ignore[assignment]
 
 
-def legal_json(position: Position, dice: tuple[int, int]) -> msgspec.Raw:
-    """:func:`~server.views.table.legal_views` of every legal play of ``dice``, encoded as the
-    JSON that encoding its views gives, written straight from the move generator's tuples: a
-    throw's message lists every play of every throw, and making a :class:`Play`, a view and
-    the lists of each play cost more than the plays themselves (and fed the collector).
-    ``tests/server/test_stream_plays.py`` checks that both give the same bytes."""
+@lru_cache(maxsize=1024)
+def _tree_json(me: tuple[int, ...], opp: tuple[int, ...], hi: int, lo: int) -> msgspec.Raw:
+    return msgspec.Raw(msgspec.json.encode(play_tree_of(Position(me, opp), (hi, lo))))
+
+
+def tree_json(position: Position, dice: tuple[int, int]) -> msgspec.Raw:
+    """:func:`~server.views.table.play_tree_of` ``dice`` encoded as JSON, kept encoded for the
+    1,024 positions and throws used last: every socket of the table gets it (the player's
+    table view sends the same tree, ``game.play_tree``)."""
     d1, d2 = check_dice(dice)
-    blots = blot_points(position.opp)
-    steps = _STEP_JSON
-    out = []
-    for moves, me, their in play_tuples(position, dice):
-        routes = ",".join(
-            [
-                "[" + ",".join([steps[step] for step in play_steps(position, route)]) + "]"
-                for route in route_moves(position, d1, d2, moves, (me, their))
-            ]
-        )
-        # A notation is points, "bar", "off", "/", "*", "(n)" and spaces: nothing to escape.
-        out.append('{"notation":"' + format_moves(blots, moves) + '","steps":[' + routes + "]}")
-    return msgspec.Raw(("[" + ",".join(out) + "]").encode())
+    return _tree_json(position.me, position.opp, max(d1, d2), min(d1, d2))
 
 
 def after_throw(
@@ -135,7 +120,7 @@ def after_throw(
     return viewers, spectator, AfterThrow(allowed=[], targets={}, turn=turn)
 
 
-_NO_PLAYS = msgspec.Raw(b"[]")
+_NO_PLAYS = msgspec.Raw(b"[[]]")
 
 
 def throw_view(
@@ -167,7 +152,7 @@ def throw_view(
         return ThrowWire(
             player=mover,
             dice=dice,
-            plays=legal_json(position, dice) if moving else _NO_PLAYS,
+            play_tree=tree_json(position, dice) if moving else _NO_PLAYS,
             status=f"Waiting for {who} to move {dice[0]}-{dice[1]}.",
             position_id=position.position_id(),
             now=now,
@@ -181,7 +166,7 @@ def throw_view(
         return ThrowWire(
             player=thrower,
             dice=dice,
-            plays=_NO_PLAYS,
+            play_tree=_NO_PLAYS,
             status=f"{state.display_name(thrower)} cannot move {dice[0]}-{dice[1]}.",
             position_id=position.position_id(),
             now=now,
@@ -191,6 +176,3 @@ def throw_view(
             anonymous=anonymous,
         )
     return None
-
-
-_NO_PLAYS = msgspec.Raw(b"[]")

@@ -13,13 +13,14 @@ const view = {
   allowed: ["chat", "double", "leave", "roll"],
   targets: { double: ["cat"] },
   seed_window: null,
-  game: { number: 1, phase: "roll", turn: 1, sides: [{ players: ["box"] }, { players: ["ann", "cat"] }], dice: null },
+  game: { number: 1, phase: "roll", turn: 1, legal_plays: [{ notation: "24/23", steps: [[[24, 23]]] }], sides: [{ players: ["box"] }, { players: ["ann", "cat"] }], dice: null },
 };
-const play = { notation: "8/5 6/5", steps: [[[8, 5, false], [6, 5, false]]] };
+// 8/5 6/5 as a tree of steps: 8/5 then 6/5 (node 1), and the play is complete.
+const tree = [[[8, 5, false, 1]], [[6, 5, false, 0]]];
 const m = {
   player: "ann",
   dice: [3, 1],
-  plays: [play],
+  play_tree: tree,
   status: "Waiting for Ann to move 3-1.",
   position_id: "4HPwATDgc/ABMA",
   now: 1000,
@@ -41,7 +42,8 @@ describe("following a throw", () => {
     assert.equal(boxes.game.turn, 1);
     assert.equal(boxes.version, 8);
     assert.equal(boxes.chain_head, "bb");
-    assert.deepEqual(boxes.game.legal_plays, [play]);
+    assert.deepEqual(boxes.game.play_tree, tree);
+    assert.equal(boxes.game.legal_plays, undefined); // the turn before's list is not kept
     assert.equal(boxes.game.phase, "move");
     const anns = followThrow(view, msg, "ann");
     assert.deepEqual(anns.allowed, ["chat", "leave", "move"]);
@@ -65,7 +67,9 @@ describe("following a throw", () => {
 
   it("does not follow what it cannot", () => {
     assert.equal(followThrow({ ...view, version: 6 }, msg, "box"), null); // a version missed
-    assert.equal(followThrow(view, { ...msg, m: { ...m, plays: [] } }, "box"), null); // a pass
+    assert.equal(followThrow(view, { ...msg, m: { ...m, play_tree: [[]] } }, "box"), null); // a pass
+    const { play_tree: _, ...listOnly } = m; // an older server's list of plays: fetch the view
+    assert.equal(followThrow(view, { ...msg, m: { ...listOnly, plays: [] } }, "box"), null);
     assert.equal(followThrow(view, { ...msg, m: undefined }, "box"), null);
     const { viewers, spectator, anonymous, ...older } = m; // a server that does not say
     assert.equal(followThrow(view, { ...msg, m: older }, "box"), null);

@@ -571,3 +571,93 @@ describe("typed notation", () => {
     assert.equal(m.matchNotation(plays, "bar/21 6/off").play, null);
   });
 });
+
+describe("the server's tree of steps", () => {
+  // FIVE_TWO as the server sends it: node 0 the start, each step [from, to, hits, next], next
+  // 0 the end of a play; after 13/8, node 1 (13/11, 8/6 or 6/4); after 13/11, node 2 (11/6:
+  // 13/11 13/8 is already the path through node 1, its steps highest first).
+  const tree = [
+    [
+      [24, 22, false, 3],
+      [13, 11, false, 2],
+      [13, 8, false, 1],
+      [8, 3, false, 4],
+    ],
+    [
+      [13, 11, false, 0],
+      [8, 6, false, 0],
+      [6, 4, false, 0],
+    ],
+    [[11, 6, false, 0]],
+    [[13, 8, false, 0]],
+    [[6, 4, false, 0]],
+  ];
+
+  it("holds the same plays as the list, named by their notation", () => {
+    assert.deepEqual(m.remainingPlays(tree, []).sort(), FIVE_TWO.map((p) => p.notation).sort());
+    assert.equal(m.playCount(tree), 5);
+    assert.equal(m.onlyPlay(tree), null);
+    assert.equal(m.cannotMove(tree), false);
+    assert.equal(m.cannotMove([[]]), true);
+    assert.equal(m.playCount([[]]), 0);
+    assert.equal(m.onlyPlay([[[24, 23, false, 0]]]), "24/23");
+  });
+
+  it("walks the tree as the list: sources, destinations, completion", () => {
+    // (Between two paths of one checker to one point, either may be the one offered.)
+    const where = (ds) => ds.map((d) => [d.to, d.steps.length, d.hits]);
+    for (const made of [[], [[13, 8]], [[6, 4]], [[13, 11]], [[8, 6]]]) {
+      assert.deepEqual(m.sources(tree, start, made), m.sources(FIVE_TWO, start, made), `${made}`);
+      for (const from of m.sources(tree, start, made)) {
+        assert.deepEqual(where(m.destinations(tree, start, made, from)), where(m.destinations(FIVE_TWO, start, made, from)));
+      }
+    }
+    assert.deepEqual(m.stepsTo(tree, start, [], 13, 6), [
+      [13, 11],
+      [11, 6],
+    ]);
+    // Either order of one play's steps makes it (8/6 before 13/8: a checker stands on 8).
+    assert.equal(m.completed(tree, [[8, 6], [13, 8]]), "13/6");
+    assert.equal(m.completed(tree, [[13, 11], [11, 6]]), "13/6");
+    assert.equal(m.completed(tree, [[13, 8]]), null);
+    assert.equal(m.completed(tree, [[13, 8], [13, 11]]), "13/11 13/8");
+    assert.deepEqual(m.remainingPlays(tree, [[24, 22]]), ["24/22 13/8"]);
+    assert.deepEqual(m.undo([[24, 22], [13, 8]]), [[24, 22]]);
+  });
+
+  it("gives the moves to send: one route of the play, in the tree's order", () => {
+    assert.deepEqual(m.playMoves(tree, "13/6"), [
+      [13, 11],
+      [11, 6],
+    ]);
+    assert.deepEqual(m.playMoves(tree, "8/3 6/4"), [
+      [8, 3],
+      [6, 4],
+    ]);
+    assert.equal(m.playMoves(tree, "13/7"), null);
+  });
+
+  it("writes a route's notation as the server writes its play", () => {
+    const s = (from, to, hit = false) => ({ from, to, hit });
+    assert.equal(m.routeNotation([s(24, 18), s(18, 13)]), "24/13");
+    assert.equal(m.routeNotation([s(24, 18, true), s(18, 13)]), "24/18*/13");
+    assert.equal(m.routeNotation([s(6, 5, true), s(8, 5)]), "8/5* 6/5");
+    assert.equal(m.routeNotation([s(13, 10), s(13, 10), s(10, 7), s(10, 7)]), "13/7(2)");
+    assert.equal(m.routeNotation([s(8, 5, true), s(8, 5), s(5, 2), s(6, 3)]), "8/5*/2 8/5 6/3");
+    assert.equal(m.routeNotation([s(25, 22), s(6, 0)]), "bar/22 6/off");
+    assert.equal(m.routeNotation([]), "");
+  });
+
+  it("refuses what is not a tree of steps", () => {
+    for (const bad of [
+      [[[13, 8, false]]], // no next
+      [[[13, 8, false, 5]]], // no node 5
+      [[[13, 8, false, -1]]],
+      [[[13, 8, "no", 0]]],
+      [[[13, 8, false, 0.5]]],
+      [[[6, 5, false, 1]], [[5, 4, false, 1]]], // a loop
+    ]) {
+      assert.throws(() => m.sources(bad, start, []), TypeError, JSON.stringify(bad));
+    }
+  });
+});

@@ -1,8 +1,11 @@
 """The browser's move input (``server/static/board/moves.js``) on the engine's real plays: for many
 positions and rolls, the legal plays with their single-die routes (what ``GET /tables/{id}``
-sends), checked by ``tests/client/check_moves_vectors.mjs``: every route can be entered step by
-step and completes its play, the board shown after it is the engine's resulting position (hits
-included), every destination offered leads somewhere, and each play's own notation names it.
+sends) and the same plays as the tree of steps a throw's message and ``game.play_tree`` send,
+checked by ``tests/client/check_moves_vectors.mjs``: the tree's plays are the list's (the page's
+notation of each route the engine's notation of its play), every route can be entered step by
+step from either and completes its play, the moves the page sends for it make the engine's
+play, the board shown after it is the engine's resulting position (hits included), every
+destination offered leads somewhere, and each play's own notation names it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import msgspec
 from engine.moves import legal_plays
 from engine.notation import format_play
 from engine.position import Position
-from engine.routes import play_routes
+from engine.routes import play_routes, play_tree
 from tests.client.node import run_node
 from tests.engine_corpus import corpus
 
@@ -29,6 +32,7 @@ def _case(pos: Position, dice: tuple[int, int]) -> dict[str, Any]:
         "mover": list(pos.me),
         "opponent": list(pos.opp),
         "dice": list(dice),
+        "tree": play_tree(pos, dice),
         "plays": [
             {
                 "notation": format_play(pos, p.moves),
@@ -45,6 +49,7 @@ def _cases() -> list[dict[str, Any]]:
     rolls = [(a, b) for a in range(1, 7) for b in range(a, 7)]
     start = Position.start()
     cases = [_case(start, roll) for roll in rolls]
+    cases.append(_case(Position.from_id("AACAkCRJqqoAAA"), (1, 1)))  # 2,220 plays
     for pos in corpus(7, 50):
         for roll in rng.sample(rolls, 3):
             cases.append(_case(pos, roll))
@@ -56,6 +61,7 @@ def test_the_browser_enters_every_route_of_the_engines_plays(tmp_path: Path) -> 
     assert any(not c["plays"] for c in cases), "no roll without a legal move"
     assert any(any(len(p["steps"]) == 2 for p in c["plays"]) for c in cases), "no two routes"
     assert any(any(s[2] for p in c["plays"] for r in p["steps"] for s in r) for c in cases)
+    assert any(len(c["plays"]) == 2220 for c in cases)
     path = tmp_path / "moves-vectors.json"
     path.write_bytes(msgspec.json.encode(cases))
     run_node(CHECK, env={"CHOUETTE_MOVES_VECTORS": str(path)})

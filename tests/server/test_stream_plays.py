@@ -1,6 +1,7 @@
 """The legal plays on the streams: after a throw, every socket of the table gets what the player
-to move needs (``m``: the legal plays, or none when they cannot move), so that a client plays
-whole games from the stream alone, never fetching the table view."""
+to move needs (``m``: the legal plays as a tree of single-die steps, or none when they cannot
+move), so that a client plays whole games from the stream alone, never fetching the table
+view."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from aiohttp.test_utils import TestClient
 from engine_corpus import ROLLS, corpus
 
 from engine.moves import legal_plays
-from server.views.table import legal_views
-from server.views.throw import ThrowView, ThrowWire, legal_json
+from engine.routes import tree_routes
+from server.views.table import legal_views, play_tree_of
+from server.views.throw import ThrowView, ThrowWire, tree_json
 from tests.server.conftest import (
     Api,
     User,
@@ -28,16 +30,18 @@ from tests.server.conftest import (
 def _throw_checks(view: dict[str, Any], m: dict[str, Any]) -> None:
     """The throw's ``m`` says what the table view says at the throw's version."""
     game = view["game"]
-    if m["plays"]:
+    if m["play_tree"][0]:
         assert game["phase"] == "move"
         assert game["on_roll"] == m["player"]
-        assert m["plays"] == game["legal_plays"]
+        assert m["play_tree"] == game["play_tree"]
+        assert _plays_of(m["play_tree"]) == _plays_of(game["legal_plays"])
         assert m["status"] == game["status"]
         assert m["position_id"] == game["position_id"]
         assert list(m["dice"]) == list(game["dice"])
         assert [c["player"] for c in m["clocks"]] == [c["player"] for c in view["clocks"]]
     else:
         # Cannot move: the turn has passed to the other player, who rolls.
+        assert m["play_tree"] == [[]]
         assert game["phase"] == "roll"
         assert game["on_roll"] != m["player"] and game["on_roll"] is not None
 
@@ -61,25 +65,54 @@ async def _after_checks(
         assert m[key] == {**said, "turn": view["game"]["turn"]}, key
 
 
-def test_the_throw_messages_plays_are_the_table_views_byte_for_byte() -> None:
-    # The throw's message writes its plays straight from the move generator's tuples; the
-    # table view encodes its views. Every throw of positions from random games and of built
-    # ones (the bar, closed boards, bear-offs with the other order of one checker's two dice)
-    # must give the same bytes, routes and hit marks included.
+Route = tuple[tuple[tuple[int, int], ...], frozenset[int]]
+
+
+def _route(steps: Any) -> Route:
+    """A route as a multiset of moves and the points it hits on (its order aside: which of two
+    steps to one point is marked follows from the order)."""
+    return tuple(sorted((a, b) for a, b, _ in steps)), frozenset(b for _, b, hit in steps if hit)
+
+
+def _plays_of(plays: Any) -> set[frozenset[Route]]:
+    """The plays of a tree of steps (JSON) or of a view's list, each as the set of its routes:
+    a tree's routes are grouped by where they lead (the mover's checkers and the hits)."""
+    if not plays or isinstance(plays[0], dict):
+        return {frozenset(_route(r) for r in p["steps"]) for p in plays}
+    ends: dict[tuple[tuple[int, ...], frozenset[int]], set[Route]] = {}
+    for route in tree_routes(tuple(tuple(tuple(e) for e in node) for node in plays)):
+        board = [0] * 26
+        for a, b, _hit in route:
+            board[a] -= 1
+            board[b] += 1
+        made = _route(route)
+        ends.setdefault((tuple(board), made[1]), set()).add(made)
+    return {frozenset(r) for r in ends.values()}
+
+
+def test_the_throw_messages_tree_holds_the_table_views_plays_and_routes() -> None:
+    # The throw's message sends the plays as a tree of single-die steps (encoded once, kept
+    # encoded); the table view lists them with their routes. For every throw of positions
+    # from random games and of built ones (the bar, closed boards, bear-offs with the other
+    # order of one checker's two dice), the tree's paths are exactly the list's routes, play
+    # by play, hit marks as the list marks them; the message's bytes are the view's tree's.
     encode = msgspec.json.encode
     seen = {"routes": 0, "hits": 0, "off": 0, "bar": 0}
     for pos in corpus(16, 300):
         for dice in ROLLS:
             plays = legal_plays(pos, dice).plays
-            fast = encode(legal_json(pos, dice))
-            assert fast == encode(legal_views(pos, dice, plays)), (pos.position_id(), dice)
-            for view in msgspec.json.decode(fast, type=list[dict[str, Any]]):
-                seen["routes"] += len(view["steps"]) > 1
-                steps = [s for route in view["steps"] for s in route]
+            fast = encode(tree_json(pos, dice))
+            assert fast == encode(play_tree_of(pos, dice, bool(plays))), (pos.position_id(), dice)
+            views = legal_views(pos, dice, plays)
+            tree = msgspec.json.decode(fast)
+            assert _plays_of(tree) == _plays_of(msgspec.to_builtins(views)), pos.position_id()
+            for view in views:
+                seen["routes"] += len(view.steps) > 1
+                steps = [s for route in view.steps for s in route]
                 seen["hits"] += any(hit for _, _, hit in steps)
                 seen["off"] += any(to == 0 for _, to, _ in steps)
                 seen["bar"] += any(frm == 25 for frm, _, _ in steps)
-    # The corpus reaches every case the two writers could disagree on.
+    # The corpus reaches every case the two could disagree on.
     assert all(n > 50 for n in seen.values()), seen
 
 
@@ -124,13 +157,16 @@ async def test_two_players_play_whole_games_from_the_stream_alone(
                 actor, command = a.account_id, {"type": "roll"}
             elif final["t"] in ("opening_throw", "dice_rolled") and "m" in final:
                 m = final["m"]
-                if checked < 40 or not m["plays"]:
+                if checked < 40 or not m["play_tree"][0]:
                     _throw_checks(await api.state(table, users[m["player"]]), m)
                     await _after_checks(api, table, users, spectator, m)
                     checked += 1
-                if m["plays"]:
+                if m["play_tree"][0]:
+                    # One route of the tree, as the page sends a play: its moves.
+                    tree = tuple(tuple(tuple(e) for e in node) for node in m["play_tree"])
+                    route = rng.choice(tree_routes(tree))
                     actor = m["player"]
-                    command = {"type": "move", "notation": rng.choice(m["plays"])["notation"]}
+                    command = {"type": "move", "moves": [[a, b] for a, b, _ in route]}
                 else:
                     passes += 1
                     actor, command = other[m["player"]], {"type": "roll"}
@@ -159,7 +195,7 @@ async def test_a_late_socket_and_sse_get_the_plays_of_the_throw_in_play(
     await ws.wait_version(reply["last_version"])
     m = ws.stream()[-1]["m"]
     assert m["player"] == view["game"]["on_roll"]
-    assert m["plays"] == view["game"]["legal_plays"] and m["plays"]
+    assert m["play_tree"] == view["game"]["play_tree"] and m["play_tree"][0]
     await ws.close()
     async with client.get(f"/tables/{table}/events") as resp:
         events = await read_sse(resp, count=view["version"])

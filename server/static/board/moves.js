@@ -1,7 +1,13 @@
 // Move input without rules: the server lists every legal play, the page offers only steps
-// that some listed play continues with, and sends the play's notation once the steps make one.
+// that some listed play continues with, and sends the play's moves once the steps make one.
 //
-// A legal play, as the server sends it for the player to move:
+// The server sends the legal plays as a TREE of single-die steps (a throw's message and the
+// table view's `game.play_tree`): a list of nodes, node 0 the start of the turn, each node a
+// list of steps [from, to, hits, next], `next` the node the play goes on at or 0 when the play
+// is complete after that step. Each path from node 0 to a step with `next` 0 is one route of a
+// legal play; identical branches are sent once (the 1-1 with 2,220 plays is a few kilobytes).
+// `[[]]`: no legal play. Every function below takes the tree, or the table view's list
+// `legal_plays`, in which a legal play is:
 //
 //   {notation: "13/7 8/7", steps: [[[13, 7], [8, 7]], ...]}
 //
@@ -34,6 +40,90 @@ const PASS_WORDS = new Set([
 ]);
 
 // -- plays and steps ---------------------------------------------------------------------------
+
+function pointText(p) {
+  return p === BAR ? "bar" : p === OFF ? "off" : String(p);
+}
+
+/**
+ * The notation of a route (steps {from, to, hit}), as the server writes a play (GNU
+ * Backgammon's way): moves highest first, one checker's moves joined into one chain that keeps
+ * a point on the way only where it hit, a hit marked `*` once per point, identical chains
+ * counted `(n)`. Formatting only: the hits are the route's own marks.
+ */
+export function routeNotation(route) {
+  const hit = new Set(route.filter((s) => s.hit).map((s) => s.to));
+  const mv = route.map((s) => [s.from, s.to]).sort((x, y) => y[0] - x[0] || y[1] - x[1]);
+  const chains = [];
+  const taken = mv.map(() => false);
+  for (let i = 0; i < mv.length; i++) {
+    if (taken[i]) continue;
+    let [a, b] = mv[i];
+    const chain = [a, b];
+    for (let j = i + 1; j < mv.length; j++) {
+      if (!taken[j] && mv[j][0] === b) {
+        b = mv[j][1];
+        if (hit.has(mv[j][0])) chain.push(b);
+        else chain[chain.length - 1] = b;
+        taken[j] = true;
+      }
+    }
+    chains.push(chain);
+  }
+  const marked = new Set();
+  const parts = [];
+  for (let k = 0; k < chains.length; ) {
+    const chain = chains[k];
+    let n = 1;
+    while (k + n < chains.length && chains[k + n].join() === chain.join()) n += 1;
+    k += n;
+    let text = pointText(chain[0]);
+    for (const q of chain.slice(1, -1)) {
+      text += `/${pointText(q)}*`;
+      marked.add(q);
+    }
+    const last = chain[chain.length - 1];
+    text += `/${pointText(last)}`;
+    if (hit.has(last) && !marked.has(last)) {
+      text += "*";
+      marked.add(last);
+    }
+    if (n > 1) text += `(${n})`;
+    parts.push(text);
+  }
+  return parts.join(" ");
+}
+
+/** Whether `plays` is the server's tree of steps (rather than a list of plays). */
+function isTree(plays) {
+  return Array.isArray(plays) && plays.length > 0 && Array.isArray(plays[0]);
+}
+
+/** The plays of a tree of steps, each with its routes (the paths of the tree that make it, in
+ * the tree's order), named by their notation. */
+function treePlays(tree) {
+  const byName = new Map();
+  const walk = (at, path, depth) => {
+    const node = tree[at];
+    if (!Array.isArray(node) || depth >= 4) throw new TypeError(`the tree has no node ${at}`);
+    for (const edge of node) {
+      if (!Array.isArray(edge) || edge.length !== 4 || !Number.isInteger(edge[3]) || edge[3] < 0) {
+        throw new TypeError(`not a step [from, to, hits, next]: ${edge}`);
+      }
+      const next = [...path, checkStep(edge.slice(0, 3))];
+      if (edge[3] === 0) {
+        const notation = routeNotation(next);
+        const play = byName.get(notation);
+        if (play === undefined) byName.set(notation, { notation, routes: [next] });
+        else play.routes.push(next);
+      } else {
+        walk(edge[3], next, depth + 1);
+      }
+    }
+  };
+  walk(0, [], 0);
+  return [...byName.values()];
+}
 
 function checkStep(step, what = "step") {
   const ok =
@@ -75,10 +165,10 @@ export function normalisePlay(play) {
 const normalised = new WeakMap();
 
 function normalisePlays(plays) {
-  if (!Array.isArray(plays)) throw new TypeError("the legal plays are a list");
+  if (!Array.isArray(plays)) throw new TypeError("the legal plays are a list or a tree");
   let out = normalised.get(plays);
   if (out === undefined) {
-    out = plays.map(normalisePlay);
+    out = isTree(plays) ? treePlays(plays) : plays.map(normalisePlay);
     normalised.set(plays, out);
   }
   return out;
@@ -118,6 +208,18 @@ export function candidates(plays, made) {
     }
   }
   return out;
+}
+
+/** How many legal plays there are. */
+export function playCount(plays) {
+  return normalisePlays(plays).length;
+}
+
+/** The moves to send for the play written `notation` (one of its routes: an order in which
+ * its steps can be made), as [from, to] pairs; null when no play has that notation. */
+export function playMoves(plays, notation) {
+  const found = normalisePlays(plays).find((p) => p.notation === notation);
+  return found && found.routes.length ? found.routes[0].map((s) => [s.from, s.to]) : null;
 }
 
 /** The notations of the plays that the steps made so far can still become. */
@@ -265,10 +367,6 @@ function pointValue(word) {
   if (word === "off" || word === "o") return OFF;
   const n = Number(word);
   return n >= OFF && n <= BAR ? n : null;
-}
-
-function pointText(p) {
-  return p === BAR ? "bar" : p === OFF ? "off" : String(p);
 }
 
 /**

@@ -3,7 +3,7 @@
 //
 // The page has no rules of its own: it draws `GET /tables/{id}`, offers the commands in
 // `allowed` (and, for the box, the members in `targets`; a bot's seat when `may_seat_bot`), and
-// lets the mover build a play only from the server's `legal_plays`. On every event of the table
+// lets the mover build a play only from the server's `play_tree`. On every event of the table
 // stream it fetches the view again, except after a throw: the throw's message carries the legal
 // plays and what each viewer's view says after it (`m`), and the view follows it.
 //

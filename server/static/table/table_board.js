@@ -1,7 +1,8 @@
 // The table page's board and the move being built (server/static/table/table.js): the board from the
 // viewer's side, the steps of a play made with the pointer, the keyboard or typed, and the move
 // panel. Methods of the page, mixed into it (they share its fields: `view`, `made`, `selected`,
-// `sending`). A play is built only from the server's `legal_plays` (server/static/board/moves.js).
+// `sending`). A play is built only from the server's plays, its tree of steps `play_tree` (or its
+// list `legal_plays`; server/static/board/moves.js), and sent as the moves of one of its routes.
 
 import { h, replace } from "../lib/dom.js";
 import { cubesFromView, pipCount } from "../board/geometry.js";
@@ -13,17 +14,12 @@ export class BoardPlay {
     const v = this.view;
     const game = v && v.game;
     // With no legal move the server passes the turn by itself: nothing to build or send.
-    return Boolean(
-      game &&
-        (v.allowed || []).includes("move") &&
-        Array.isArray(game.legal_plays) &&
-        game.legal_plays.length &&
-        !moves.cannotMove(game.legal_plays),
-    );
+    return Boolean(game && (v.allowed || []).includes("move") && Array.isArray(this.plays()) && !moves.cannotMove(this.plays()));
   }
 
   plays() {
-    return this.view.game.legal_plays;
+    const game = this.view.game;
+    return Array.isArray(game.play_tree) ? game.play_tree : game.legal_plays;
   }
 
   startBoard() {
@@ -207,7 +203,10 @@ export class BoardPlay {
   }
 
   async play(notation) {
-    const ok = await this.send({ type: "move", notation });
+    // A listed play is sent as its moves (the server need not read notation); typed text that
+    // names none is sent as typed, for the server to say what is wrong with it.
+    const steps = moves.playMoves(this.plays(), notation);
+    const ok = await this.send(steps === null ? { type: "move", notation } : { type: "move", moves: steps });
     if (ok) {
       this.made = [];
       this.selected = null;
@@ -247,7 +246,7 @@ export class BoardPlay {
       h(
         "p",
         { "data-testid": "move-made" },
-        this.made.length ? `Moved so far: ${madeText}` : `Your move: ${plays.length} legal play${plays.length === 1 ? "" : "s"}.`,
+        this.made.length ? `Moved so far: ${madeText}` : `Your move: ${moves.playCount(plays)} legal play${moves.playCount(plays) === 1 ? "" : "s"}.`,
       ),
       h(
         "div",

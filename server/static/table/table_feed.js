@@ -9,14 +9,16 @@
 import { api } from "../lib/api.js";
 
 /** The view `view` (as `me`, an account id or null when not signed in) becomes after the throw
- * of the stream message `msg`, from what its `m` says: who moves, the dice, the legal plays, the
- * status and the clocks, and what this viewer's view says after it (`viewers[me]`, or
+ * of the stream message `msg`, from what its `m` says: who moves, the dice, the legal plays (a
+ * tree of steps, `play_tree`), the status and the clocks, and what this viewer's view says after it (`viewers[me]`, or
  * `spectator` / `anonymous` for someone not at the table: `allowed`, `targets`, `turn`,
  * `leave_cost`). Null when it cannot: no `m`, the thrower cannot move (the turn has passed:
  * fetch the view), or `view` is not the version just before the throw. */
 export function followThrow(view, msg, me) {
   const m = msg.m;
-  if (!m || !Array.isArray(m.plays) || !m.plays.length || !view || !view.game) return null;
+  const tree = m && m.play_tree;
+  // No step at all ([[]]): the thrower cannot move and the turn has passed.
+  if (!Array.isArray(tree) || !Array.isArray(tree[0]) || !tree[0].length || !view || !view.game) return null;
   if (view.version !== msg.v - 1) return null;
   const after = me === null ? m.anonymous : (m.viewers && m.viewers[me]) || m.spectator;
   if (!after) return null; // a server older than the page's: fetch the view
@@ -32,7 +34,8 @@ export function followThrow(view, msg, me) {
       ...view.game,
       phase: "move",
       dice: m.dice,
-      legal_plays: m.plays,
+      play_tree: tree,
+      legal_plays: undefined, // the view's list was of the turn before: the tree replaces it
       on_roll: m.player,
       to_act: [m.player],
       status: m.status,
