@@ -65,7 +65,7 @@ import struct
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Generic, Protocol, TypeVar
 
@@ -177,19 +177,42 @@ class _IdleLocks:
     def __len__(self) -> int:
         return len(self._locks)
 
-    @contextlib.asynccontextmanager
-    async def hold(self, key: str) -> AsyncIterator[None]:
-        entry = self._locks.get(key)
+    def hold(self, key: str) -> _Held:
+        """``async with locks.hold(key):`` holds ``key``'s lock in the block."""
+        return _Held(self._locks, key)
+
+
+class _Held:
+    """Holding one key's lock of :class:`_IdleLocks` (an async context manager of its own: a
+    generator-based one cost every command a generator and its wrapper, issue 30)."""
+
+    __slots__ = ("_entry", "_key", "_locks")
+
+    def __init__(self, locks: dict[str, _Lock], key: str) -> None:
+        self._locks = locks
+        self._key = key
+
+    def _leave(self) -> None:
+        entry = self._entry
+        entry.users -= 1
+        if not entry.users:
+            del self._locks[self._key]
+
+    async def __aenter__(self) -> None:
+        entry = self._locks.get(self._key)
         if entry is None:
-            entry = self._locks[key] = _Lock()
+            entry = self._locks[self._key] = _Lock()
         entry.users += 1
+        self._entry = entry
         try:
-            async with entry.lock:
-                yield
-        finally:
-            entry.users -= 1
-            if not entry.users:
-                del self._locks[key]
+            await entry.lock.acquire()
+        except BaseException:
+            self._leave()  # cancelled while waiting: no longer a user
+            raise
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._entry.lock.release()
+        self._leave()
 
 
 class Arrival:

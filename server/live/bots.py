@@ -38,7 +38,7 @@ import contextlib
 import logging
 import multiprocessing
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 
 import asyncpg
@@ -104,17 +104,19 @@ class PeopleFirst:
         self.waits = 0
         """How many bot commands found a person's command in flight and waited."""
 
-    @contextlib.contextmanager
-    def person(self) -> Iterator[None]:
-        """A person's command runs while in the block."""
+    def person(self) -> PeopleFirst:
+        """A person's command runs while in the block (``with people.person():``; a context
+        manager of its own rather than a generator's, which every command paid for)."""
+        return self
+
+    def __enter__(self) -> None:
         self.busy += 1
         self._quiet.clear()
-        try:
-            yield
-        finally:
-            self.busy -= 1
-            if not self.busy:
-                self._quiet.set()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.busy -= 1
+        if not self.busy:
+            self._quiet.set()
 
     async def quiet(self, most: float) -> None:
         """Return once no person's command is in flight, or after ``most`` seconds."""
