@@ -89,6 +89,7 @@ def test_the_box_sees_each_member_s_cube_and_its_choice_is_for_one_turn(
     expect(ann.test_id("cmd-double")).to_be_enabled()
     expect(ann.page.get_by_text("0 cubes")).to_have_count(0)
     ann.click("cmd-double")
+    expect_cube(cat_cube, 2, "", "centre")  # offered: the double has landed before Cat takes
     server.run(api.ok(cat.user, table, "take"))
     expect_cube(cat_cube, 2, cat.account_id, "opponent")
 
