@@ -93,6 +93,7 @@ INSTRUMENT = r"""
     const d = q("dice");
     return d ? `${d.dataset.dice || ""}#${d.textContent}` : "";
   };
+  const statusNow = () => (q("status") || {}).textContent || "";
   const loaded = () => {
     const status = q("status");
     const board = q("board");
@@ -116,11 +117,11 @@ INSTRUMENT = r"""
   };
   // The change seen (dom), then the frame that draws it: a task posted from its animation
   // frame callback runs once that frame's style, layout and paint are done (frame).
-  const finish = (kind, dom) => {
+  const finish = (kind, dom, how) => {
     requestAnimationFrame(() => {
       const channel = new MessageChannel();
       channel.port1.onmessage = () => {
-        const out = { dom, frame: performance.now(), origin: performance.timeOrigin };
+        const out = { dom, how, frame: performance.now(), origin: performance.timeOrigin };
         if (kind === "load") Object.assign(out, bytes(out.frame));
         B.done[kind] = out;
         (B.waiters[kind] || []).forEach((w) => w(out));
@@ -129,22 +130,30 @@ INSTRUMENT = r"""
       channel.port2.postMessage(null);
     });
   };
+  // What each watch waits for: false, or what it saw. A throw the thrower cannot move with
+  // passes the turn at once: the page then shows no dice, only the next status.
   const tests = {
-    dice: (before) => { const now = diceNow(); return now !== before && !now.startsWith("#"); },
-    board: (before) => { const now = counts(); return now !== "" && now !== before; },
-    load: () => loaded(),
+    dice: (before) => {
+      const now = diceNow();
+      if (now !== before.dice && !now.startsWith("#")) return "dice";
+      return statusNow() !== before.status ? "status" : false;
+    },
+    board: (before) => { const now = counts(); return now !== "" && now !== before && "board"; },
+    load: () => loaded() && "board",
   };
   const check = () => {
     for (const kind of Object.keys(B.armed)) {
-      if (tests[kind](B.armed[kind])) {
+      const how = tests[kind](B.armed[kind]);
+      if (how) {
         delete B.armed[kind];
-        finish(kind, performance.now());
+        finish(kind, performance.now(), how);
       }
     }
   };
   B.arm = (kind) => {
     delete B.done[kind];
-    B.armed[kind] = kind === "dice" ? diceNow() : kind === "board" ? counts() : null;
+    if (kind === "dice") B.armed[kind] = { dice: diceNow(), status: statusNow() };
+    else B.armed[kind] = kind === "board" ? counts() : null;
   };
   B.wait = (kind) => new Promise((resolve) => {
     if (B.done[kind]) resolve(B.done[kind]);
@@ -222,7 +231,19 @@ CONSOLE: list[str] = []
 """What the pages logged as errors (``console_errors``)."""
 
 
+COMMANDS: dict[str, list[str]] = {}
+"""The last commands each page sent and their answers (for the message of a wait that fails)."""
+
+
 def watch(page: Page, who: str) -> Page:
+    sent = COMMANDS.setdefault(who, [])
+
+    def answered(r: Any) -> None:
+        if r.request.method == "POST" and r.url.endswith("/commands"):
+            sent.append(f"{time.time():.3f} {r.status} {r.request.post_data}"[:200])
+            del sent[:-4]
+
+    page.on("response", answered)
     page.on("pageerror", lambda exc: ERRORS.append(f"{who}: {exc}"))
     page.on(
         "console",
@@ -241,8 +262,12 @@ async def seen(page: Page, kind: str) -> dict[str, Any]:
         shows = await page.evaluate(
             "() => ({status: document.querySelector('[data-testid=status]')?.textContent,"
             " dice: document.querySelector('[data-testid=dice]')?.textContent,"
-            " armed: __bench.armed})"
+            " armed: __bench.armed, clicks: __bench.clicks, now: performance.now(),"
+            " error: document.querySelector('[data-testid=error-text]')?.textContent,"
+            " notice: document.getElementById('notice')?.textContent})"
         )
+        shows["commands"] = COMMANDS
+        shows["at"] = f"{time.time():.3f}"
         errors = (ERRORS + CONSOLE)[-5:]
         raise RuntimeError(
             f"{kind}: not seen in {WAIT_MS} ms; the page shows {shows}; errors: {errors}"
@@ -263,7 +288,8 @@ class Game:
         self.confirm: list[float] = []
         self.confirm_dom: list[float] = []
         self.loads: list[dict[str, Any]] = []
-        self.passes = 0
+        self.passed: list[float] = []
+        """Roll → the next status drawn, for the throws that could not be played."""
         self.games = 1
 
     async def post(self, path: str, body: Any, token: str | None = None) -> Any:
@@ -326,6 +352,15 @@ class Game:
             await asyncio.sleep(0.1)
         raise RuntimeError(f"nothing offered to either player: {views[0].get('game')}")
 
+    async def said(self, p: Person) -> str:
+        """What the API's view says to ``p`` (for the message of a wait that fails)."""
+        v = await self.view(p)
+        game = v.get("game") or {}
+        return (
+            f"the API's view for {p.name}: v{v.get('version')}, allowed {v.get('allowed')},"
+            f" phase {game.get('phase')}, dice {game.get('dice')}, status {game.get('status')}"
+        )
+
     def other(self, p: Person) -> Person:
         return self.people[1 - self.people.index(p)]
 
@@ -335,10 +370,16 @@ class Game:
         await button.wait_for(state="visible")
         await page.evaluate("() => __bench.arm('dice')")
         await button.click()
-        got = await seen(page, "dice")
+        try:
+            got = await seen(page, "dice")
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}; {await self.said(p)}") from None
         click = await page.evaluate("() => __bench.clicks['cmd-roll']")
-        self.roll.append(got["frame"] - click["t"])
-        self.roll_dom.append(got["dom"] - click["t"])
+        if got["how"] == "dice":
+            self.roll.append(got["frame"] - click["t"])
+            self.roll_dom.append(got["dom"] - click["t"])
+        else:  # no legal move: the turn passed, and the page shows no dice
+            self.passed.append(round(got["frame"] - click["t"], 2))
 
     def route(self, game: dict[str, Any]) -> list[tuple[int, int]]:
         """One of the server's legal plays, one checker and one die at a time."""
@@ -368,7 +409,10 @@ class Game:
         await confirm.wait_for(state="visible")
         await them.page.evaluate("() => __bench.arm('board')")
         await confirm.click()
-        got = await seen(them.page, "board")
+        try:
+            got = await seen(them.page, "board")
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}; {await self.said(them)}") from None
         click = await page.evaluate("() => __bench.clicks['cmd-confirm']")
         # Each time on its page's clock, then on this process's: the click's and the frame's.
         sent = click["origin"] + click["t"] - p.offset
@@ -569,7 +613,7 @@ async def run(
     a, b = game.people
     out = {
         "bench": "browser",
-        "roll": roll | {"to_dom_change": dist(game.roll_dom)},
+        "roll": roll | {"to_dom_change": dist(game.roll_dom), "turn_passed_ms": game.passed},
         "confirm": confirm | {"to_dom_change": dist(game.confirm_dom)},
         "first_load": first
         | {
