@@ -34,8 +34,8 @@ background load has stopped: Roll and Confirm again, with what the rest of the m
 them, in the same run.
 
 Targets: Roll and Confirm p95 ≤ 100 ms each, the first load ≤ 1 s (its p95); each with a pass or
-fail. ``--quick`` (15 samples, 3 loads, 10 without the load) runs in under three minutes (89 to
-131 s on two cores at a load average of 8 to 10). The server runs as a subprocess (``python -m
+fail. ``--quick`` (15 samples, 3 loads, 10 without the load) runs in under three minutes (84 to
+131 s on two cores at a load average of 7 to 10). The server runs as a subprocess (``python -m
 server serve``) on a fresh database on ``DATABASE_URL`` (or on ``--database``, used as it is),
 with the production, provably fair dice; the browser is the system Chromium
 (``/usr/bin/chromium`` or ``$CHOUETTE_CHROMIUM``), headless.
