@@ -31,19 +31,39 @@ _COPIERS: dict[type, Copier | None] = {}
 
 
 def _compile(cls: type, names: tuple[str, ...]) -> Copier:
-    """A copier specialised to ``cls``'s fields (as dataclasses generates ``__init__``)."""
-    lines = ["def copy(obj, changes):", "    new = new_(cls)", "    get = changes.get"]
-    lines += [f"    set_(new, {n!r}, get({n!r}, obj.{n}))" for n in names]
+    """A copier specialised to ``cls``'s fields (as dataclasses generates ``__init__``).
+
+    The copy is made as an instance of a subclass that adds no slot and takes plain
+    attribute stores (``cls`` is frozen: its own ``__setattr__`` refuses them, and
+    ``object.__setattr__`` by name is several times slower), then becomes a ``cls`` by
+    ``__class__`` assignment (the layouts are the same) before anyone sees it."""
+    mutable = type(
+        cls.__name__,
+        (cls,),
+        {
+            "__slots__": (),
+            "__setattr__": object.__setattr__,
+            "__delattr__": object.__delattr__,
+            "__module__": cls.__module__,
+            "__qualname__": f"{cls.__qualname__}.<copy>",
+        },
+    )
+    lines = ["def copy(obj, changes):", "    new = new_(mutable)"]
+    lines += [f"    new.{n} = obj.{n}" for n in names]
     lines += [
-        "    if not changes.keys() <= known:",
-        "        bad = next(iter(changes.keys() - known))",
-        "        raise TypeError(f'{cls.__name__} has no field {bad!r}')",
+        "    for name, value in changes.items():",
+        "        if name not in known:",
+        "            bad = next(iter(changes.keys() - known))",
+        "            raise TypeError(f'{cls.__name__} has no field {bad!r}')",
+        "        set_(new, name, value)",
+        "    new.__class__ = cls",
         "    return new",
     ]
     scope: dict[str, Any] = {
         "new_": object.__new__,
         "set_": object.__setattr__,
         "cls": cls,
+        "mutable": mutable,
         "known": frozenset(names),
     }
     exec("\n".join(lines), scope)
@@ -75,7 +95,10 @@ def replace(obj: T, /, **changes: Any) -> T:
 
     :raises TypeError: a name that is not a field.
     """
-    copier = _copier(type(obj))
+    try:
+        copier = _COPIERS[type(obj)]
+    except KeyError:
+        copier = _copier(type(obj))
     if copier is None:
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
     new: T = copier(obj, changes)

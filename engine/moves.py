@@ -37,6 +37,13 @@ def check_dice(dice: Sequence[int]) -> tuple[int, int]:
 
     :raises InvalidDiceError: not two integers in 1..6.
     """
+    if type(dice) is tuple and len(dice) == 2:
+        # The common case, checked with the fewest steps (a fold checks every throw it
+        # meets several times): a tuple of two plain ints, returned as it is (a tuple is
+        # immutable; the answer is equal to the copy made below).
+        d1, d2 = dice
+        if type(d1) is int and type(d2) is int and 0 < d1 < 7 and 0 < d2 < 7:
+            return dice
     if (
         not isinstance(dice, (tuple, list))
         or len(dice) != 2
@@ -273,7 +280,7 @@ def apply_moves(position: Position, dice: Sequence[int], moves: Sequence[Move]) 
             _single_move(me, opp, mv[0], mv[1], dice_left)
     except IllegalPlayError as exc:
         raise IllegalPlayError(f"{exc} (position {position.position_id()})") from None
-    return Position(tuple(me), tuple(opp))
+    return _new(Position, (tuple(me), tuple(opp)))
 
 
 def play(position: Position, dice: Sequence[int], moves: Sequence[Move]) -> Play:
@@ -301,7 +308,7 @@ def play(position: Position, dice: Sequence[int], moves: Sequence[Move]) -> Play
         except (InvalidPlayError, IllegalPlayError):
             pass  # let the full check below say why
         else:
-            return Play(tuple((a, b) for a, b in moves), result)
+            return _new(Play, (tuple([(a, b) for a, b in moves]), result))
     legal = legal_plays(position, dice)
     where = f"position {position.position_id()}, dice {d1}-{d2}"
     if not legal:

@@ -134,7 +134,7 @@ class Position(NamedTuple):
 
     def swap(self) -> Position:
         """The same position seen by the other player (as after a turn ends)."""
-        return Position(self.opp, self.me)
+        return tuple.__new__(Position, (self.opp, self.me))  # skips NamedTuple's own __new__
 
     def off(self, side: int = 0) -> int:
         """Checkers borne off by the player on roll (``side=0``) or the other (``side=1``)."""

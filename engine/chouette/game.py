@@ -228,7 +228,7 @@ class ChouetteGame:
         return replace(
             self,
             position=p.result.swap(),
-            turn=Side(1 - self.turn),
+            turn=Side.TEAM if self.turn is Side.BOX else Side.BOX,  # not Side(...): slow
             phase=Phase.ROLL,
             dice=None,
             last_play=p,

@@ -130,6 +130,27 @@ def who(table: Table, player: str) -> str:
     return player
 
 
+class _Cannot:
+    """The start of an error's message, ``"<who> cannot <verb>"`` (:func:`who`), worded only
+    when an error is raised: every action checks its permission, a fold's too, and nearly
+    every check passes. It reads as the text in an f-string."""
+
+    __slots__ = ("_player", "_table", "_verb")
+
+    def __init__(self, table: Table, player: str, verb: str) -> None:
+        self._table, self._player, self._verb = table, player, verb
+
+    def __str__(self) -> str:
+        return f"{who(self._table, self._player)} cannot {self._verb}"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+def _whom(player: str | None, what: str) -> str:
+    return f"{player} cannot {what}" if player is not None else f"cannot {what}"
+
+
 def start_error(table: Table) -> IllegalActionError | None:
     """Why the next game cannot start now, or None if it can."""
     if table.ordering is not None:
@@ -156,24 +177,24 @@ def current(table: Table, what: str, player: str | None = None) -> ChouetteGame:
     """
     if player is not None and player not in table.players:
         raise ChouetteError(f"{player!r} cannot {what}: not at this chouette")
-    whom = f"{player} cannot {what}" if player is not None else f"cannot {what}"
     if table.ordering is not None:
-        raise IllegalActionError(f"{whom}: the line is still being thrown for")
+        raise IllegalActionError(f"{_whom(player, what)}: the line is still being thrown for")
     g = table.game
     if g is None:
-        raise IllegalActionError(f"{whom}: no game has started")
+        raise IllegalActionError(f"{_whom(player, what)}: no game has started")
     if g.is_over:
-        raise GameOverError(f"{whom}: game {g.number} is over")
+        raise GameOverError(f"{_whom(player, what)}: game {g.number} is over")
     if player is None or player == g.box:
         return g
     m = g.member(player)
     if m is None:
         raise NotYourTurnError(
-            f"{whom}: {player} joined during game {g.number} and plays from the next"
+            f"{_whom(player, what)}: {player} joined during game {g.number} and plays from the next"
         )
     if m.settlement is not None:
         raise NotYourTurnError(
-            f"{whom}: {player} {out_reason(m.settlement)} and takes no further part in this game"
+            f"{_whom(player, what)}: {player} {out_reason(m.settlement)} and takes no further "
+            "part in this game"
         )
     return g
 
@@ -204,7 +225,7 @@ def check(table: Table, player: str, action: Action, target: str | None) -> None
             return
     verb = VERBS[action]
     g = current(table, verb, player)
-    cannot = f"{who(table, player)} cannot {verb}"
+    cannot = _Cannot(table, player, verb)
     match action:
         case Action.OPENING_THROW:
             if g.phase is not Phase.OPENING:
@@ -223,7 +244,7 @@ def check(table: Table, player: str, action: Action, target: str | None) -> None
             _check_answer(table.options, g, player, action, target, cannot)
 
 
-def _check_advice(options: ChouetteOptions, g: ChouetteGame, player: str, cannot: str) -> None:
+def _check_advice(options: ChouetteOptions, g: ChouetteGame, player: str, cannot: _Cannot) -> None:
     """docs/rules.md §8, Consultation: never the box or the captain; otherwise the policy."""
     if player == g.box:
         raise ChouetteError(f"{cannot}: the box never hears the team's counsel")
@@ -238,7 +259,7 @@ def _check_advice(options: ChouetteOptions, g: ChouetteGame, player: str, cannot
         raise ChouetteError(f"{cannot}: no cube, no talk ({player}'s cube is not turned)")
 
 
-def _check_checkers(g: ChouetteGame, player: str, action: Action, cannot: str) -> None:
+def _check_checkers(g: ChouetteGame, player: str, action: Action, cannot: _Cannot) -> None:
     """Roll or move: the dice in the right state, by the player on roll, nothing pending."""
     if action is Action.ROLL and g.phase is Phase.MOVE:
         raise IllegalActionError(f"{cannot}: the dice are already rolled")
@@ -271,7 +292,7 @@ def _check_offer(
     player: str,
     action: Action,
     target: str | None,
-    cannot: str,
+    cannot: _Cannot,
 ) -> None:
     """A double or a resignation offer, made before the roll by the side on turn."""
     error: type[IllegalActionError] = CubeError if action is Action.DOUBLE else ResignationError
@@ -331,7 +352,7 @@ def _check_answer(
     player: str,
     action: Action,
     target: str | None,
-    cannot: str,
+    cannot: _Cannot,
 ) -> None:
     """Take, drop, beaver (a pending double) or accept, decline (a resignation offer)."""
     is_box = player == g.box
@@ -401,7 +422,7 @@ def _half_batch(
 
 
 def _check_half(
-    options: ChouetteOptions, g: ChouetteGame, target: str, took: bool, cannot: str
+    options: ChouetteOptions, g: ChouetteGame, target: str, took: bool, cannot: _Cannot
 ) -> None:
     """The take-half house rule: would this answer leave the box able to take half?"""
     batch = _half_batch(options, g, target)

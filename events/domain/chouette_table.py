@@ -397,9 +397,15 @@ def _cube(ch: Chouette, player: str, cube: str) -> str | None:
     return cube or None if player == ch.box else None
 
 
+_THROW_OR_PLAY = (e.DiceRolled, e.CheckersMoved)
+"""Nearly every event of a game: :func:`evolve` takes them straight to the game in play."""
+
+
 def evolve(s: TableState, event: e.Event) -> TableState:
     """The state of a chouette table after ``event``."""
     ch = s.chouette
+    if ch is not None and isinstance(event, _THROW_OR_PLAY):
+        return _in_game(s, ch, event)  # nearly every event: straight to the game's own
     match event:
         case e.PlayerJoined(player=player, display_name=display_name):
             return replace(
@@ -426,7 +432,16 @@ def evolve(s: TableState, event: e.Event) -> TableState:
             return evolve_seed(s, event)
     if ch is None:
         raise IllegalActionError(f"{e.tag(event)} before the chouette has started")
+    return _in_game(s, ch, event)
+
+
+def _in_game(s: TableState, ch: Chouette, event: e.Event) -> TableState:
+    """The state after an event of the chouette under way (its line, its game)."""
     match event:
+        case e.DiceRolled(player=player, dice=roll):
+            return replace(s, chouette=ch.roll(player, roll), dice_counter=s.dice_counter + 2)
+        case e.CheckersMoved(player=player, moves=moves):
+            return replace(s, chouette=ch.move(player, [(a, b) for a, b in moves]))
         case e.LineThrow(throws=throws):
             new = ch.order_throw(throws)
             if new.ordering is None:
@@ -459,10 +474,6 @@ def evolve(s: TableState, event: e.Event) -> TableState:
             return s
         case e.TimeExpired(player=player):
             return replace(s, chouette=ch.forfeit(player))  # they stay in the line
-        case e.DiceRolled(player=player, dice=roll):
-            return replace(s, chouette=ch.roll(player, roll), dice_counter=s.dice_counter + 2)
-        case e.CheckersMoved(player=player, moves=moves):
-            return replace(s, chouette=ch.move(player, [(a, b) for a, b in moves]))
         case e.CubeOffered(player=player, cubes=cubes):
             return replace(s, chouette=ch.double(player, _named(ch, player, cubes)))
         case e.CubeTaken(player=player, cube=cube):

@@ -188,9 +188,14 @@ def evolve(state: TableState, event: e.Event) -> TableState:
         return replace(state, version=state.version + 1, last_at=at)
     # ``s`` is a copy made just now and seen by nobody else: give it its version and time in
     # place rather than copying it again (a fold makes one such copy per event).
-    object.__setattr__(s, "version", state.version + 1)
-    object.__setattr__(s, "last_at", at)
+    _set_version(s, state.version + 1)
+    _set_last_at(s, at)
     return s
+
+
+_set_version = TableState.__dict__["version"].__set__
+_set_last_at = TableState.__dict__["last_at"].__set__
+"""The slots' own setters: as ``object.__setattr__(s, name, value)``, without the look-up."""
 
 
 def fold(events: Iterable[e.Event], state: TableState | None = None) -> TableState:

@@ -332,8 +332,14 @@ def _game_ended(state: TableState, r: GameResult, dice: DiceSource) -> e.GameEnd
 # -- evolve -----------------------------------------------------------------------------------
 
 
+_THROW_OR_PLAY = (e.DiceRolled, e.CheckersMoved)
+"""Nearly every event of a game: :func:`evolve` takes them straight to the game in play."""
+
+
 def evolve(s: TableState, event: e.Event) -> TableState:
     """The state of a money or match table after ``event``."""
+    if isinstance(event, _THROW_OR_PLAY):
+        return _in_game(s, event)  # nearly every event: straight to the game's own
     match event:
         case e.PlayerJoined(player=player, display_name=display_name, seat=seat):
             assert seat is not None
@@ -371,6 +377,12 @@ def evolve(s: TableState, event: e.Event) -> TableState:
             for st in settlements:
                 ledger[st.player] = ledger.get(st.player, 0) + st.amount
             return replace(s, in_game=False, ledger=tuple(ledger.items()))
+    return _in_game(s, event)
+
+
+def _in_game(s: TableState, event: e.Event) -> TableState:
+    """The state after an event of the game in play (a throw, a play, a cube or resignation
+    action, an expiry)."""
     series = s.match
     if series is None:
         raise IllegalActionError(f"{e.tag(event)} before any game")

@@ -127,6 +127,11 @@ def command_of(
     ``following``: the events recorded after it, as far as they are known (the rest of the
     batch, and maybe later ones): an expiry's ``absent``, an input the server gave it, is
     read back from what its events record (:func:`absent_of`)."""
+    # Nearly every event: a player's throw or play, straight to its command (as below).
+    if type(event) is e.DiceRolled and event.player:
+        return [event.player], c.Roll()
+    if type(event) is e.CheckersMoved and event.player:
+        return [event.player], c.Move(moves=[(a, b) for a, b in event.moves])
     anyone = list(state.players) or [state.created_by]
     player = getattr(event, "player", None)
     by = [player] if player else anyone

@@ -450,11 +450,20 @@ def leave_cost(state: TableState, player: str | None) -> LeaveCost | None:
     return LeaveCost(points=points, match=forfeited.is_match, games=games)
 
 
+_FORFEITING = (e.TimeExpired, e.PlayerLeft)
+"""The events that may note a forfeit (:func:`evolve_forfeits`)."""
+
+_WINDOW_OWN = (e.ClientSeedWaived, e.SeedWindowClosed)
+"""The seed window's own events (:func:`evolve_window`)."""
+
+
 def evolve_forfeits(before: TableState, after: TableState, event: e.Event) -> TableState:
     """``after`` (the state folded from ``before`` by ``event``, for every kind of table) with
     the game's forfeits noted: a player out of time (``time``, or ``away`` and walking away
     when they were not connected), a player leaving a game under way (``left``). A player who
     leaves is no longer walking away."""
+    if not isinstance(event, _FORFEITING):
+        return after  # nearly every event: nobody forfeits
     match event:
         case e.TimeExpired(player=player, absent=absent):
             walking = (*after.walking_away, player) if absent else after.walking_away
@@ -497,6 +506,8 @@ def evolve_window(s: TableState, event: e.Event) -> TableState | None:
     """The seed window's own events (a waiver, the closing), folded alike for every kind of
     table, or None for any other event. A throw while the window is open does not fit the
     rules, nor a closing that names the wrong players or comes before its time."""
+    if not s.window_open and not isinstance(event, _WINDOW_OWN):
+        return None  # nearly every event: no window open, and not one of its own events
     match event:
         case e.ClientSeedWaived(player=player, game=game):
             if not s.window_open:

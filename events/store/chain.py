@@ -82,20 +82,26 @@ def event_hash(
         raise ValueError("chain version 2 hashes both command_id and recorded_at, not one")
     sid = stream_id.encode()
     tag = type.encode()
+    # The same bytes as one pack per integer, with the integers between two strings packed
+    # together (an audit hashes every event again).
     parts = [
         prev_hash,
-        struct.pack(">i", len(sid)),
+        _INT4(len(sid)),
         sid,
-        struct.pack(">q", version),
-        struct.pack(">i", len(tag)),
+        _INT8_INT4(version, len(tag)),
         tag,
-        struct.pack(">i", schema_version),
-        struct.pack(">i", len(data)),
+        _INT4_INT4(schema_version, len(data)),
         data,
     ]
     if command_id is not None and recorded_at is not None:
-        parts += (command_id.bytes, struct.pack(">q", recorded_micros(recorded_at)))
+        parts += (command_id.bytes, _INT8(recorded_micros(recorded_at)))
     return hashlib.sha256(b"".join(parts)).digest()
+
+
+_INT4 = struct.Struct(">i").pack
+_INT8 = struct.Struct(">q").pack
+_INT8_INT4 = struct.Struct(">qi").pack
+_INT4_INT4 = struct.Struct(">ii").pack
 
 
 def stored_hash(prev_hash: bytes, stream_id: str, row: Mapping[str, Any]) -> bytes:
