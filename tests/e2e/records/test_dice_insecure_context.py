@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Browser, Page, Playwright, WebSocketRoute, expect
 
 from tests.e2e.harness import LiveServer, chromium_path
-from tests.e2e.test_replay_and_verify import FixedFairDice, play_a_game
+from tests.e2e.records.test_replay_and_verify import FixedFairDice, play_a_game
 
 HOST = "chouette.test"
 """A name that is not localhost (``.test`` is reserved, RFC 2606): no secure context."""

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.harness import LiveServer
-from tests.e2e.test_replay_and_verify import FixedFairDice, play_a_game
+from tests.e2e.records.test_replay_and_verify import FixedFairDice, play_a_game
 
 pytest.importorskip("gnubg")
 
