@@ -115,7 +115,8 @@ def _components(types: dict[str, Any]) -> dict[str, Any]:
     for name, schema in zip(NAMED, generated[len(bodies) :], strict=True):
         if schema.get("$ref") != s.COMPONENT.format(name=name):
             components[name] = schema
-    return dict(sorted(components.items()))
+    # As JSON has them: a default written as a tuple (a play tree's ``((),)``) is an array.
+    return msgspec.json.decode(msgspec.json.encode(dict(sorted(components.items()))))
 
 
 # -- the document -----------------------------------------------------------------------------
