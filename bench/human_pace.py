@@ -246,6 +246,8 @@ class _Table:
     async def resync(self, session: aiohttp.ClientSession, base: str) -> None:
         """Find the table's place from its view (anonymous): who acts next."""
         async with session.get(f"{base}/tables/{self.spec.table_id}") as r:
+            if r.status != 200:  # a loaded server's 503 or 429: the caller tries again
+                raise ValueError(f"GET /tables/{self.spec.table_id}: {r.status}")
             view = await r.json()
         self.version = view["version"]
         if view["kind"] == "chouette" and view.get("line"):
@@ -426,7 +428,14 @@ async def _worker_main(conn: Connection, urls: list[str], job: dict[str, Any]) -
         async def connect(t: _Table) -> None:
             base = urls[t.spec.server % len(urls)]
             async with sem:
-                await t.resync(session, base)
+                for attempt in range(10):  # a loaded server may answer an error at first
+                    try:
+                        await t.resync(session, base)
+                        break
+                    except (aiohttp.ClientError, ValueError, KeyError):
+                        if attempt == 9:
+                            raise
+                        await asyncio.sleep(1.0)
                 ws = base.replace("http://", "ws://")
                 for _account, token in t.spec.players:
                     t.socks.append(
