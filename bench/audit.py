@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.scratch import scratch_database
+from bench.kit.scratch import scratch_database
 from engine import moves
 from events.records.audit import audit_records
 from events.records.audit_scan import audit_tables

@@ -3,7 +3,7 @@
 
 One ``serve`` process (bench/server.py's :class:`~bench.server.Server`, the production dice,
 bots at the server's default pace) and a fresh database. ``human`` tables (half money, half
-4-player chouettes) are played at human pace by bench/human_pace.py's light clients in their
+4-player chouettes) are played at human pace by bench/kit/human_pace.py's light clients in their
 own processes, on the same sockets throughout, in measured phases of the same length that
 alternate, beginning and ending without bots (A B A, or A B A B A without ``--quick``):
 
@@ -35,8 +35,8 @@ from typing import Any
 
 import aiohttp
 
-from bench.human_pace import Clients, Phase, _post, make_guests, pct, summary
-from bench.scratch import scratch_database
+from bench.kit.human_pace import Clients, Phase, _post, make_guests, pct, summary
+from bench.kit.scratch import scratch_database
 from bench.server import Server, Window
 
 MATCH_LENGTH = 25

@@ -23,7 +23,7 @@ the server's legal plays (read from the mover's view, ``GET /tables/{id}``), mad
 checkers' places one die at a time: the page itself keeps no rules.
 
 Beside it, ``--tables`` (500) human-pace tables are played by the load generator of
-:mod:`bench.human_pace` in its own processes, started before and measured over the same stretch
+:mod:`bench.kit.human_pace` in its own processes, started before and measured over the same stretch
 (``background``: commands sent and served a second, their p99). What shares the two cores is read
 from ``/proc`` (psutil) over that stretch, in cores: the server, the load generator, the browser
 (the Playwright driver and Chromium, the processes alive at the end), this process, every
@@ -62,8 +62,8 @@ from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.human_pace import Clients, Phase, pct, summary  # noqa: E402
-from bench.scratch import scratch_database  # noqa: E402
+from bench.kit.human_pace import Clients, Phase, pct, summary  # noqa: E402
+from bench.kit.scratch import scratch_database  # noqa: E402
 from bench.server import SETTLE_S, Server, Window  # noqa: E402
 
 TARGETS = {"roll_p95_ms": 100.0, "confirm_p95_ms": 100.0, "first_load_ms": 1000.0}

@@ -11,7 +11,7 @@ does at human pace:
 
 The clients (their own processes, ``spawn``) play ``tables`` tables of three sockets each: one
 socket of a table sends a ~500-byte command after an exponential think time (mean 3 s, cut at
-10 s, counted from its previous command), open loop, as :mod:`bench.human_pace`'s do.
+10 s, counted from its previous command), open loop, as :mod:`bench.kit.human_pace`'s do.
 
 ``--lean``: the least I/O a command could do instead (no notification and no read: the
 appending socket's handler sends the event to the table's other sockets itself, and the
@@ -49,8 +49,8 @@ from aiohttp import web
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.scratch import scratch_database  # noqa: E402
-from bench.serving import free_port, wait_ready  # noqa: E402
+from bench.kit.scratch import scratch_database  # noqa: E402
+from bench.kit.serving import free_port, wait_ready  # noqa: E402
 
 THINK_CAP = 10.0
 SOCKETS_PER_TABLE = 3

@@ -34,7 +34,7 @@ import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.scratch import scratch_database
+from bench.kit.scratch import scratch_database
 from events.store.density import SWEEP, DensityCheck
 from events.store.embedded import database_url
 from events.store.event_store import EventStore

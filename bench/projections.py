@@ -46,7 +46,7 @@ import asyncpg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.scratch import scratch_database  # noqa: E402
+from bench.kit.scratch import scratch_database  # noqa: E402
 from events.domain import types as e  # noqa: E402
 from events.records.simulate import simulate_chouette, simulate_table  # noqa: E402
 from events.store.embedded import database_url  # noqa: E402

@@ -2,7 +2,7 @@
 
 1. **Human pace** (``human_pace``): N tables (half money, half 4-player chouette) whose players
    act after an exponential think time (mean 3 s), open loop, by light clients in their own
-   processes that take the legal plays from the stream (:mod:`bench.human_pace`). Commands
+   processes that take the legal plays from the stream (:mod:`bench.kit.human_pace`). Commands
    offered and served a second, command latency (send → the sender's own result) p50/p99/p99.9,
    fan-out p99 (the sender's result → every other socket of the table), errors, the server's CPU
    per command (its process CPU time over the commands it ran), the clients' CPU, the event
@@ -51,9 +51,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.floor import run_floors  # noqa: E402
-from bench.human_pace import Clients, Phase, TableSpec, summary  # noqa: E402
-from bench.scratch import scratch_database  # noqa: E402
-from bench.serving import free_port, wait_ready  # noqa: E402
+from bench.kit.human_pace import Clients, Phase, TableSpec, summary  # noqa: E402
+from bench.kit.scratch import scratch_database  # noqa: E402
+from bench.kit.serving import free_port, wait_ready  # noqa: E402
 from bench.throws import worst_throws  # noqa: E402
 
 QUICK_TABLES = 2000

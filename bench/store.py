@@ -48,7 +48,7 @@ import msgspec
 # The repository first: bench/engine.py would otherwise shadow the engine package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.scratch import scratch_database
+from bench.kit.scratch import scratch_database
 from engine import moves
 from events.domain import types as e
 from events.domain.decider import evolve

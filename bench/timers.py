@@ -35,7 +35,7 @@ import asyncpg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.scratch import scratch_database  # noqa: E402
+from bench.kit.scratch import scratch_database  # noqa: E402
 from engine.frozen import replace  # noqa: E402
 from events.domain import commands as c  # noqa: E402
 from events.domain import types as e  # noqa: E402

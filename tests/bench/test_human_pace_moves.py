@@ -1,5 +1,5 @@
-"""The human-pace clients (bench/human_pace.py) play from a throw's tree of steps: each move they
-send is one route of the tree, a legal play applied in the order sent, and a throw with no play
+"""The human-pace clients (bench/kit/human_pace.py) play from a throw's tree of steps: each move
+they send is one route of the tree, a legal play applied in the order sent, and a throw with no play
 (``[[]]``) hands the roll to the other player."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 
 import msgspec
 
-from bench.human_pace import TableSpec, _Table
+from bench.kit.human_pace import TableSpec, _Table
 from engine.moves import legal_plays, play
 from engine.position import Position
 from server.views.throw import tree_json
