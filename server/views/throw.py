@@ -148,31 +148,23 @@ def throw_view(
             dice, moving = game.dice, True
     viewers, spectator, anonymous = after_throw(state, now)
     if phase is Phase.MOVE and mover is not None:
-        who = state.display_name(mover)
-        return ThrowWire(
-            player=mover,
-            dice=dice,
-            play_tree=tree_json(position, dice) if moving else _NO_PLAYS,
-            status=f"Waiting for {who} to move {dice[0]}-{dice[1]}.",
-            position_id=position.position_id(),
-            now=now,
-            clocks=clock_views(state, now),
-            viewers=viewers,
-            spectator=spectator,
-            anonymous=anonymous,
-        )
-    if kind == "dice_rolled" and thrower:
+        player, tree = mover, tree_json(position, dice) if moving else _NO_PLAYS
+        status = f"Waiting for {state.display_name(mover)} to move {dice[0]}-{dice[1]}."
+    elif kind == "dice_rolled" and thrower:
         # No legal play: the turn passed at once.
-        return ThrowWire(
-            player=thrower,
-            dice=dice,
-            play_tree=_NO_PLAYS,
-            status=f"{state.display_name(thrower)} cannot move {dice[0]}-{dice[1]}.",
-            position_id=position.position_id(),
-            now=now,
-            clocks=clock_views(state, now),
-            viewers=viewers,
-            spectator=spectator,
-            anonymous=anonymous,
-        )
-    return None
+        player, tree = thrower, _NO_PLAYS
+        status = f"{state.display_name(thrower)} cannot move {dice[0]}-{dice[1]}."
+    else:
+        return None
+    return ThrowWire(
+        player=player,
+        dice=dice,
+        play_tree=tree,
+        status=status,
+        position_id=position.position_id(),
+        now=now,
+        clocks=clock_views(state, now),
+        viewers=viewers,
+        spectator=spectator,
+        anonymous=anonymous,
+    )
