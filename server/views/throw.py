@@ -59,8 +59,13 @@ class ThrowView(msgspec.Struct, kw_only=True):
     """The legal plays as a tree of single-die steps, as in the view's ``game.play_tree``;
     **``[[]]`` (no step at all): the player cannot move** and the turn has already passed (no
     ``move`` is expected)."""
+    passed: bool = False
+    """The thrower cannot move: the turn has passed at once (``play_tree`` is ``[[]]``), and
+    ``status`` says so ("Bob cannot move 6-6."), which the table view no longer does (its dice
+    are gone with the turn): a page shows it until the next event."""
     status: str
-    """The view's ``game.status`` after the throw."""
+    """The view's ``game.status`` after the throw; when ``passed``, that the thrower cannot
+    move, with the dice."""
     position_id: str
     """The view's ``game.position_id`` after the throw."""
     now: int
@@ -148,11 +153,11 @@ def throw_view(
             dice, moving = game.dice, True
     viewers, spectator, anonymous = after_throw(state, now)
     if phase is Phase.MOVE and mover is not None:
-        player, tree = mover, tree_json(position, dice) if moving else _NO_PLAYS
+        player, tree, passed = mover, tree_json(position, dice) if moving else _NO_PLAYS, False
         status = f"Waiting for {state.display_name(mover)} to move {dice[0]}-{dice[1]}."
     elif kind == "dice_rolled" and thrower:
         # No legal play: the turn passed at once.
-        player, tree = thrower, _NO_PLAYS
+        player, tree, passed = thrower, _NO_PLAYS, True
         status = f"{state.display_name(thrower)} cannot move {dice[0]}-{dice[1]}."
     else:
         return None
@@ -160,6 +165,7 @@ def throw_view(
         player=player,
         dice=dice,
         play_tree=tree,
+        passed=passed,
         status=status,
         position_id=position.position_id(),
         now=now,

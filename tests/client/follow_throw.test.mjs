@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { followThrow } from "../../server/static/table/table_feed.js";
+import { followThrow, passedThrow } from "../../server/static/table/table_feed.js";
 
 const view = {
   version: 7,
@@ -73,5 +73,21 @@ describe("following a throw", () => {
     assert.equal(followThrow(view, { ...msg, m: undefined }, "box"), null);
     const { viewers, spectator, anonymous, ...older } = m; // a server that does not say
     assert.equal(followThrow(view, { ...msg, m: older }, "box"), null);
+  });
+});
+
+describe("a throw that could not be played", () => {
+  const passed = { v: 9, s: "table", t: "dice_rolled", m: { passed: true, status: "Bob cannot move 6-6.", play_tree: [[]] } };
+  it("is said in the message's words", () => {
+    assert.equal(passedThrow(passed), "Bob cannot move 6-6.");
+  });
+  it("is nothing for a throw that can be played, another event or a message without m", () => {
+    assert.equal(passedThrow({ ...passed, m: { ...passed.m, passed: false, status: "Waiting for Bob to move 6-6." } }), null);
+    assert.equal(passedThrow({ v: 10, s: "table", t: "dice_rolled" }), null);
+    assert.equal(passedThrow({ v: 10, s: "table", t: "player_moved", d: {} }), null);
+    assert.equal(passedThrow(null), null);
+  });
+  it("is not followed from m: the page fetches the view, the turn has passed", () => {
+    assert.equal(followThrow({ version: 8, game: {} }, passed, "u_bob"), null);
   });
 });

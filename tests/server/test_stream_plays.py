@@ -31,6 +31,7 @@ def _throw_checks(view: dict[str, Any], m: dict[str, Any]) -> None:
     """The throw's ``m`` says what the table view says at the throw's version."""
     game = view["game"]
     if m["play_tree"][0]:
+        assert m["passed"] is False
         assert game["phase"] == "move"
         assert game["on_roll"] == m["player"]
         assert m["play_tree"] == game["play_tree"]
@@ -42,6 +43,9 @@ def _throw_checks(view: dict[str, Any], m: dict[str, Any]) -> None:
     else:
         # Cannot move: the turn has passed to the other player, who rolls.
         assert m["play_tree"] == [[]]
+        assert m["passed"] is True
+        name = next(p["name"] for p in view["players"] if p["id"] == m["player"])
+        assert m["status"] == f"{name} cannot move {m['dice'][0]}-{m['dice'][1]}."
         assert game["phase"] == "roll"
         assert game["on_roll"] != m["player"] and game["on_roll"] is not None
 

@@ -335,7 +335,7 @@ class TablePage {
     const options = describeOptions(v.kind, v.options);
     this.roleLine.textContent = `${ROLE_WORDS[v.role] || v.role} ${options[0].toUpperCase()}${options.slice(1)}.`;
     // Live regions are written only when their words change (a rewrite is read again).
-    const status = this.statusText();
+    const status = this.passed ? `${this.passed} ${this.statusText()}` : this.statusText();
     if (this.status.textContent !== status) this.status.textContent = status;
     this.renderResult();
     this.renderBoard();

@@ -48,6 +48,13 @@ export function followThrow(view, msg, me) {
   };
 }
 
+/** What a table message says of a throw that could not be played (`m.passed`: the turn has
+ * passed at once, and the view no longer shows the dice): its words ("Bob cannot move 6-6."),
+ * shown until the next event; null for any other message. */
+export function passedThrow(msg) {
+  return msg && msg.t === "dice_rolled" && msg.m && msg.m.passed ? msg.m.status : null;
+}
+
 export class FeedGlue {
   connection(state) {
     this.feedOpen = state === "open";
@@ -64,6 +71,8 @@ export class FeedGlue {
       this.chat.add(msg);
       return;
     }
+    // A throw that could not be played is said until the next event of the table.
+    this.passed = passedThrow(msg);
     if (msg.t === "game_ended" && msg.d) {
       this.lastResult = msg.d;
       this.renderResult();
