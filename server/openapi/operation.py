@@ -210,7 +210,7 @@ only, so versions never skip. \
 A throw (`opening_throw`, `dice_rolled`) also carries `m`, a `ThrowView`: who moves, the dice and \
 the legal plays as a tree of single-die steps (`play_tree`, as in the table view: each path from \
 node 0 to a step whose `next` is 0 is a route of a legal play), or `play_tree: [[]]` when the \
-thrower cannot move (the turn has passed): the player to move never needs to fetch the table view to play. It also \
+thrower cannot move (the turn has passed; `passed` is then true and `status` says so): the player to move never needs to fetch the table view to play. It also \
 says what the throw leaves each viewer (`viewers`, by account id, for everyone at the table and \
 its creator; `spectator` for anyone else signed in; `anonymous`): each an `AfterThrow`, the \
 `allowed`, `targets` and `turn` the viewer's table view shows after the throw, so a client \
