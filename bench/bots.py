@@ -28,7 +28,7 @@ close or actual cube decisions, the same count for all three) over the wall time
 
 **Cube quality** (with the extra): the basic bot's cube decisions in seeded games (money games
 and 5-point matches, against GNU Backgammon's bot at 0-ply and against another basic bot,
-seats swapped; tests/events/cube_judge.py), each judged by GNU Backgammon at **0-ply**: its
+seats swapped; tests/events/bots/cube_judge.py), each judged by GNU Backgammon at **0-ply**: its
 cubeless chances for the position (``basic_lowest_double_win``: the lowest chance of winning,
 by GNU Backgammon, at which the basic bot doubled; ``basic_doubles_below_50``: doubles below
 50 %) and the gnubg strength's cube decision on them (:class:`events.gnubg.bot.GnubgBrain`:
@@ -65,8 +65,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "events"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot_play import play_table
-from cube_judge import judge, watched_games
 from engine_corpus import ROLLS, random_game_positions
 
 from engine.moves import legal_plays
@@ -75,6 +73,8 @@ from events.domain.bots import BasicBrain, Brain, CubeContext, brain_for, gnubg_
 from events.gnubg.analysis import analyse_with_cli, analyse_with_module, cli_path
 from events.records.analysis import analyse_table
 from events.records.mat_export import export_mat
+from tests.events.bots.bot_play import play_table
+from tests.events.bots.cube_judge import judge, watched_games
 
 
 def _ms(samples: list[int]) -> dict[str, float]:

@@ -7,7 +7,7 @@ knows no rules, the server says what is legal).
 commands that take an argument, some argument is: one of the legal plays for ``move``, a
 member's cube for the box's ``take``, a seat for ``join``), and a command not listed is
 refused whatever its argument. So a client that sends only what is listed is never refused.
-``tests/events/test_allowed_properties.py`` checks this against the decider over random games
+``tests/events/domain/test_allowed_properties.py`` checks this against the decider over random games
 of every kind of table, seed windows included.
 
 Time is an input, as for the decider: while a game's seed window is open and still waits for

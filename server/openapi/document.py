@@ -9,7 +9,7 @@ are generated from the msgspec types the route table names: those the handlers d
 (:mod:`server.views.schemas`, :mod:`events.domain.types`), with
 ``msgspec.json.schema_components``: no schema is kept by hand. What the types cannot say is
 written with the routes: each operation's purpose, the game flow, the statuses it really answers
-with, its parameters and examples of its requests (which ``tests/server/test_api_reference.py``
+with, its parameters and examples of its requests (which ``tests/server/operations/test_api_reference.py``
 decodes with the request types).
 
 ``/docs``, the interactive page of this document, and ``/openapi.json`` itself are served by

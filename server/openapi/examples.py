@@ -1,6 +1,6 @@
 """Examples of the API's requests, for the OpenAPI document (:mod:`server.openapi.document`); each
-decodes
-with the request type it illustrates (``tests/server/test_api_reference.py`` checks it)."""
+decodes with the request type it illustrates (``tests/server/operations/test_api_reference.py``
+checks it)."""
 
 from __future__ import annotations
 

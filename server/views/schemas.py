@@ -4,8 +4,8 @@ schema.
 
 Each struct encodes to exactly the JSON the handlers answer with today (same keys, same order,
 same omissions), so switching a handler from its dict to the struct changes no byte a client
-sees; ``tests/server/test_api_reference.py`` decodes real answers with these types to hold them
-to it. The request bodies are the decoding types of :mod:`server.http.handlers` and
+sees; ``tests/server/operations/test_api_reference.py`` decodes real answers with these types to
+hold them to it. The request bodies are the decoding types of :mod:`server.http.handlers` and
 :mod:`events.domain.commands`.
 
 Account ids are opaque strings (``u_…`` for accounts, ``g_…`` for guests): every ``player``,

@@ -3,8 +3,9 @@ waiting for, sent as the ``m`` of its stream message (:class:`ThrowView`) so tha
 move never fetches the table view to play, and what each viewer's view says after it
 (:class:`AfterThrow`). The legal plays are sent as a tree of single-die steps
 (:func:`engine.routes.play_tree`, encoded once per position and throw: :func:`tree_json`), a
-few kilobytes even for the throws with thousands of plays; ``tests/server/test_stream_plays.py``
-checks its routes are the table view's :class:`~server.views.table.LegalPlayView` list's."""
+few kilobytes even for the throws with thousands of plays;
+``tests/server/streams/test_stream_plays.py`` checks its routes are the table view's
+:class:`~server.views.table.LegalPlayView` list's."""
 
 from __future__ import annotations
 

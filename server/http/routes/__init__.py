@@ -11,7 +11,7 @@ its method, its path (aiohttp's template), its handler and what the API referenc
 it answers with and the types of their bodies, the problems it can answer, its request body's
 type and examples, its parameters and who may call it. The OpenAPI document
 (:mod:`server.openapi.document`) is generated from this table, so a route added here is in the
-document; ``tests/server/test_api_reference.py`` checks that every route the app has is.
+document; ``tests/server/operations/test_api_reference.py`` checks that every route the app has is.
 """
 
 from __future__ import annotations

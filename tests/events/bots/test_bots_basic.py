@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 import random
 
-from bot_play import CubelessBasic, RandomBrain, play_money_games, play_table
-
 from engine.bots import basic
 from engine.moves import legal_plays
 from engine.notation import format_play
@@ -18,6 +16,7 @@ from events.domain.table import TableState
 from events.records.audit import audit_records
 from events.records.simulate import SimulatedTable
 from events.store.streams import table_stream
+from tests.events.bots.bot_play import CubelessBasic, RandomBrain, play_money_games, play_table
 from tests.records import recorded
 
 GAMES = 400

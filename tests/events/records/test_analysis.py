@@ -4,12 +4,12 @@ back onto its players and events; its figures are GNU Backgammon's own statistic
 from __future__ import annotations
 
 import pytest
-from bot_play import play_table
 
 from events.domain import types as e
 from events.domain.bots import BasicBrain, Brain
 from events.gnubg.analysis import analyse_with_module, parse_export
 from events.records.analysis import analyse_table, units_of
+from tests.events.bots.bot_play import play_table
 
 pytest.importorskip("gnubg")
 

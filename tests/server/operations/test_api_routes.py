@@ -17,7 +17,7 @@ from server.openapi import document as openapi
 from server.openapi.operation import BEARER, NO_TOKEN, answer, json_body, op, param, problem
 from tests.server.conftest import Api
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _routed(app: web.Application) -> dict[tuple[str, str], Any]:

@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from bot_faults import hanging, raising
 
 from server.keys import TABLES
+from tests.server.bots.bot_faults import hanging, raising
 from tests.server.conftest import Api, User, notations
 
 FAIR = {"dice_factory": None, "seed_key": bytes(range(1, 33))}

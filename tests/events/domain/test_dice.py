@@ -39,7 +39,7 @@ from events.store.streams import table_stream
 from server.metrics import Metrics
 from tests.records import recorded
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "dice.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "dice.md"
 CIPHER = SeedCipher(bytes(range(32)))
 """The key the tests' seed stores seal seeds with."""
 

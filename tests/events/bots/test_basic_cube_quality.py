@@ -1,15 +1,14 @@
 """The basic bot's cube (issue 29): its rules one by one, and its decisions in seeded games
-judged by GNU Backgammon (tests/events/cube_judge.py says what a wrong decision is)."""
+judged by GNU Backgammon (tests/events/bots/cube_judge.py says what a wrong decision is)."""
 
 from __future__ import annotations
-
-from cube_judge import judge, watched_games
 
 from engine.bots import basic
 from engine.moves import legal_plays
 from engine.position import Position
 from events.domain.bots import BasicBrain, CubeContext
 from tests.engine.oracle import gnubg
+from tests.events.bots.cube_judge import judge, watched_games
 
 # -- the rules ------------------------------------------------------------------------------------
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from bot_play import play_table
 
 from engine.moves import legal_plays
 from engine.position import Position
@@ -16,6 +15,7 @@ from events.gnubg.bot import GnubgBrain, match_winning_chance, probabilities
 from events.records.audit import audit_records
 from events.store.streams import table_stream
 from tests.engine_corpus import ROLLS, gnubg_board, random_game_positions
+from tests.events.bots.bot_play import play_table
 from tests.records import recorded
 
 gnubg = pytest.importorskip("gnubg")

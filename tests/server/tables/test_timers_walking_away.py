@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from events.domain import types as e
 from tests.server.conftest import Api, User, WsClient, chouette
-from tests.server.test_timers import Clock, clock_of, connected, events_of, timers
+from tests.server.tables.test_timers import Clock, clock_of, connected, events_of, timers
 
 CLOCK = {"delay": 12, "reserve": 120}
 FAIR = {"dice_factory": None, "seed_key": bytes(range(1, 33))}

@@ -157,7 +157,8 @@ async def test_the_same_command_id_twice_gives_the_first_outcome_once(api: Api) 
     assert await api.versions(table) == after_first  # one set of events
 
     # A different command under a used id, or another player's, is neither a new decision nor
-    # the first outcome: a conflict that reveals nothing (issue 11; tests/server/test_command_ids).
+    # the first outcome: a conflict that reveals nothing (issue 11;
+    # tests/server/tables/test_command_ids).
     other = await api.send(b, table, {"type": "double"}, command_id)
     assert "events" not in other.problem(409, "command-id-reused")
     assert await api.versions(table) == after_first

@@ -1,5 +1,5 @@
 """The basic bot's cube decisions judged by GNU Backgammon: for ``bench/bots.py``'s cube-quality
-figures and the tests of the basic bot's cube (tests/events/test_basic_cube_quality.py).
+figures and the tests of the basic bot's cube (tests/events/bots/test_basic_cube_quality.py).
 
 :class:`WatchedBasic` is the basic bot keeping every cube decision it makes (double or not when
 it may double, take or drop), with the position and cube it saw. :func:`judge` asks GNU
@@ -26,11 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot_play import play_money_games, play_table
-
 from engine.position import Position
 from events.domain import types as e
 from events.domain.bots import BasicBrain, Brain, CubeContext
+from tests.events.bots.bot_play import play_money_games, play_table
 
 __all__ = ["CubeTally", "Seen", "WatchedBasic", "judge", "watched_games"]
 

@@ -13,7 +13,6 @@ from typing import Any
 
 import msgspec
 import pytest
-from social_events import snapshot
 
 from events.domain import commands as c
 from events.domain import types as e
@@ -26,6 +25,7 @@ from server.readmodels.profiles import ProfilesProjector
 from server.readmodels.ratings import RatingsProjector
 from server.readmodels.rebuild import rebuild
 from tests.server.conftest import Api, User
+from tests.server.people.social_events import snapshot
 
 DAY = 86_400_000
 

@@ -1,6 +1,6 @@
 """Put first on ``PYTHONPATH`` of a server process, this makes GNU Backgammon's module
 impossible to import in it (and in the worker processes it spawns), as on a server installed
-without the ``chouette[gnubg]`` extra (tests/server/test_analysis_endpoint.py)."""
+without the ``chouette[gnubg]`` extra (tests/server/bots/test_analysis_endpoint.py)."""
 
 import sys
 

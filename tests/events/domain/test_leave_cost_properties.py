@@ -24,7 +24,7 @@ from events.domain.allowed import allowed
 from events.domain.decider import decide, evolve
 from events.domain.table import TableState, leave_cost
 from tests.dice import SeededDice
-from tests.events.test_allowed_properties import NAMES, T0, table_options, variants
+from tests.events.domain.test_allowed_properties import NAMES, T0, table_options, variants
 
 WEIGHTS = {"join": 1.0, "leave": 0.1, "resign": 2.0, "accept": 4.0, "double": 3.0}
 

@@ -11,7 +11,6 @@ import random
 import uuid
 
 import pytest
-from social_events import snapshot
 
 from events.records.simulate import simulate_chouette
 from events.store.errors import StoreError
@@ -25,6 +24,7 @@ from server.readmodels.profiles import ProfilesProjector
 from server.readmodels.ratings import RatingsProjector
 from server.readmodels.rebuild import rebuild
 from tests.server.conftest import Api, User
+from tests.server.people.social_events import snapshot
 
 
 async def _chouettes(store: EventStore, players: list[str], count: int, seed: int) -> None:

@@ -22,12 +22,12 @@ import os
 import statistics
 
 import pytest
-from bot_play import play_table
 
 from events.domain import types as e
 from events.domain.bots import BasicBrain, Brain
 from events.gnubg.analysis import analyse_with_cli, cli_path
 from events.records.analysis import analyse_table
+from tests.events.bots.bot_play import play_table
 
 pytest.importorskip("gnubg")
 

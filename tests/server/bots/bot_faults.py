@@ -1,4 +1,4 @@
-"""Bots' decision functions that fail, for tests/server/test_bots.py. They run in the bot
+"""Bots' decision functions that fail, for tests/server/bots/test_bots.py. They run in the bot
 workers (other processes), so they live in a module those can import."""
 
 from __future__ import annotations

@@ -10,12 +10,12 @@ import asyncpg
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from social_events import MatchSpec, append_match, snapshot
 
 from events.domain.ratings import START_RATING, k_factor, p_upset, rate_match
 from events.store.event_store import EventStore
 from server.readmodels.ratings import RatingsProjector
 from server.readmodels.rebuild import rebuild
+from tests.server.people.social_events import MatchSpec, append_match, snapshot
 
 # -- the formula, by hand ---------------------------------------------------------------------
 #
