@@ -79,9 +79,10 @@ def decide(
         case c.Leave(at_most=at_most):
             # Leaving a finished match costs nothing and is still allowed. A leave that
             # would cost more than the player agreed to is refused (docs/rules.md §10).
-            cost = leave_cost(state, actor) if at_most is not None else None
-            if cost is not None and at_most is not None and -cost.points > at_most:
-                raise LeaveCostChangedError(-cost.points, at_most)
+            if at_most is not None:
+                cost = leave_cost(state, actor)
+                if cost is not None and -cost.points > at_most:
+                    raise LeaveCostChangedError(-cost.points, at_most)
         case c.Join() | c.Expire() if state.match_winner:
             raise MatchOverError()
         case _ if state.match_winner:

@@ -10,7 +10,7 @@ from engine.errors import EngineError
 from engine.game import Phase
 from engine.notation import format_play
 from events.domain import types as e
-from events.domain.table import Forfeited, LeaveCost, TableState
+from events.domain.table import Forfeited, LeaveCost, TableState, points_text
 
 __all__ = [
     "RESULT_WORDS",
@@ -137,7 +137,7 @@ def _told(before: TableState, event: e.Event, after: TableState) -> str:
             how = how_note(event.how, forfeits_text(before))
             return (
                 f"{_name(before, event.winner)} wins {RESULT_WORDS.get(event.result, '?')}{how}: "
-                f"{event.result} × cube {event.cube} = {points} point{'s' * (points != 1)}"
+                f"{event.result} × cube {event.cube} = {points_text(points)}"
                 f"; game {event.game}'s dice seed was {event.seed[:16]}…"
             )
         case e.MatchEnded():
@@ -207,10 +207,6 @@ HOW_WORDS = {
 """How a game ended, as a note after its result (bearing off needs none)."""
 
 
-def _points(n: int) -> str:
-    return f"{n} point" if n == 1 else f"{n} points"
-
-
 def _worth(g: Forfeited, cube: str) -> str:
     """A forfeited game's worth: "a gammon on your cube of 2"."""
     return f"{RESULT_WORDS.get(g.result, '?')} {cube} {g.cube}"
@@ -221,7 +217,7 @@ def leave_text(state: TableState, player: str, cost: LeaveCost) -> str:
     the page asks them to confirm: "Leaving now forfeits this game: you lose 6 points (a
     backgammon at a cube of 2)."; in a chouette, their own game against the box, or the box's
     against every member still in the game (the sum, then each member's)."""
-    lose = _points(-cost.points)
+    lose = points_text(-cost.points)
     if state.kind == "chouette":
         box = state.chouette.box if state.chouette else None
         if player != box or len(cost.games) == 1:
@@ -233,7 +229,7 @@ def leave_text(state: TableState, player: str, cost: LeaveCost) -> str:
                 what, cube = f"the box's game against {who}", f"on {who}'s cube of"
             return f"Leaving now forfeits {what}: you lose {lose} ({_worth(g, cube)})."
         each = "; ".join(
-            f"{_name(state, g.winner)} {_points(g.points)}: {_worth(g, 'on a cube of')}"
+            f"{_name(state, g.winner)} {points_text(g.points)}: {_worth(g, 'on a cube of')}"
             for g in cost.games
         )
         return (

@@ -45,6 +45,7 @@ __all__ = [
     "leave_cost",
     "match_left",
     "open_for_throw",
+    "points_text",
     "seed_window_ms",
     "start_game",
     "waive_seed",
@@ -77,16 +78,18 @@ class MatchOverError(CommandError, GameOverError):
         super().__init__("the match is over")
 
 
+def points_text(n: int) -> str:
+    """A number of points in words: "1 point", "6 points"."""
+    return f"{n} point" if n == 1 else f"{n} points"
+
+
 class LeaveCostChangedError(CommandError):
     """A ``leave`` with ``at_most`` that would cost more than that now: refused, nothing
     written, so that nobody forfeits more than they agreed to."""
 
     def __init__(self, points: int, at_most: int) -> None:
-        def pts(n: int) -> str:
-            return f"{n} point{'s' * (n != 1)}"
-
-        agreed = f", more than the {pts(at_most)} you agreed to" if at_most else ""
-        super().__init__(f"leaving now would cost {pts(points)}{agreed}: nothing was done")
+        agreed = f", more than the {points_text(at_most)} you agreed to" if at_most else ""
+        super().__init__(f"leaving now would cost {points_text(points)}{agreed}: nothing was done")
         self.points = points
         self.at_most = at_most
 

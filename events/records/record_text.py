@@ -13,7 +13,7 @@ from engine.position import board_text
 from events.domain import types as e
 from events.domain.decider import evolve_stored
 from events.domain.narration import RESULT_WORDS, event_text, how_note
-from events.domain.table import TableState
+from events.domain.table import TableState, points_text
 from events.records.gamelog import (
     ChouetteGameLog,
     ChouetteLog,
@@ -76,8 +76,8 @@ def record_lines(events: Sequence[e.Event], *, boards: bool = False) -> Iterator
             level = RESULT_WORDS.get(g.result, "?")
             pts = g.points
             yield (
-                f"  {g.names[g.winner]} wins {level} × cube {g.cube} = {pts} "
-                f"point{'s' * (pts != 1)}" + how_note(g.how, g.forfeits)
+                f"  {g.names[g.winner]} wins {level} × cube {g.cube} = {points_text(pts)}"
+                + how_note(g.how, g.forfeits)
             )
             yield f"  dice seed {g.seed}"
         elif g.how == "unplayed":
@@ -171,8 +171,8 @@ def _chouette_lines(events: Sequence[e.Event], boards: bool) -> Iterator[str]:
             if r.winner is not None:
                 winner = log.names.get(g.box, g.box) if r.winner == 0 else log.names.get(name)
                 yield (
-                    f"  {log.names.get(name, name)}'s game: {winner} wins {r.points} "
-                    f"point{'s' * (r.points != 1)} ({_member_how(log, g, name, r)})"
+                    f"  {log.names.get(name, name)}'s game: {winner} wins "
+                    f"{points_text(r.points)} ({_member_how(log, g, name, r)})"
                 )
         yield f"  dice seed {g.seed}" if g.seed else "  (in play: the dice seed is still secret)"
     yield ""

@@ -29,7 +29,7 @@ from events.domain import clocks
 from events.domain.allowed import allowed, held_back, may_join
 from events.domain.chat import team_can_read
 from events.domain.narration import forfeits_text, leave_text
-from events.domain.table import TableState, leave_cost
+from events.domain.table import TableState, leave_cost, points_text
 from events.domain.types import TableOptions
 from server.live.bots import is_bot
 
@@ -588,8 +588,7 @@ def _duel_game(state: TableState, game: Game, viewer: str | None) -> GameView:
             status = f"Waiting for {name(game.to_act)} to accept or decline the resignation."
         case _:
             assert result is not None
-            won = result.points
-            status = f"{state.display_name(result.winner)} won {won} point{'s' * (won != 1)}"
+            status = f"{state.display_name(result.winner)} won {points_text(result.points)}"
             status += f": {forfeits_text(state)}." if state.forfeits else "."
     return GameView(
         number=state.game_no,
