@@ -152,9 +152,40 @@ class _Feed:
         """When the partition's head was last compared with the last position read."""
         self.log_sinks: set[_Sink] = set()
         self.stream_sinks: dict[str, set[_Sink]] = {}
+        self.versions: dict[str, int] = {}
+        """The last version of each stream that this feed has handed out or that a subscription
+        read after attaching (:meth:`note`), the streams touched most lately last; at most
+        :data:`VERSIONS_KEPT`. A subscription whose cursor is a stream's entry here has missed
+        nothing that the feed will not deliver (see :meth:`Subscription.next_batch`)."""
         self.wake = asyncio.Event()
         self.ready = asyncio.Event()
         self.task = asyncio.create_task(self._run(), name=f"log-feed-{partition}")
+
+    VERSIONS_KEPT: Final = 50_000
+
+    def latest(self, stream_id: str | None) -> int | None:
+        """The stream's last version as this feed knows it, or None when it does not.
+
+        Every event of the partition up to :attr:`position` has passed through the feed, which
+        notes its version, so a stream's entry is its last version among those positions (or
+        later: a read's, :meth:`note`). An entry can be low only past a hole, which a
+        subscription finds by its own versions (and then reads the database)."""
+        return None if stream_id is None else self.versions.get(stream_id)
+
+    def note(self, stream_id: str, version: int) -> None:
+        """A subscription attached to this feed read the stream up to ``version`` from the
+        database: everything before the feed's position at the attach is in what it read, and
+        everything after comes through the feed."""
+        known = self.versions.get(stream_id)
+        if known is None or known < version:
+            self._remember(stream_id, version)
+
+    def _remember(self, stream_id: str, version: int) -> None:
+        versions = self.versions
+        versions.pop(stream_id, None)
+        versions[stream_id] = version
+        if len(versions) > self.VERSIONS_KEPT:
+            del versions[next(iter(versions))]
 
     def attach(self, sink: _Sink) -> int:
         """Start handing batches to ``sink``; returns the position it will continue from."""
@@ -175,6 +206,8 @@ class _Feed:
                 del self.stream_sinks[sink.stream_id]
 
     def _deliver(self, batch: list[RecordedEvent]) -> None:
+        for event in batch:
+            self._remember(event.stream_id, event.version)
         for sink in tuple(self.log_sinks):
             if not sink.offer(batch):
                 self.detach(sink)
@@ -365,6 +398,13 @@ class LiveFeed:
             if len(self._partitions) > self.PARTITIONS_KEPT:
                 self._partitions.popitem(last=False)
         return found
+
+    def known_version(self, stream_id: str) -> int | None:
+        """A stream's last version as this process's feeds know it (:meth:`_Feed.latest`):
+        at most its head in the database, a few milliseconds behind it at worst; None when no
+        feed knows the stream."""
+        known = [v for f in self._feeds.values() if (v := f.latest(stream_id)) is not None]
+        return max(known) if known else None
 
     @property
     def holes(self) -> list[LogHole]:
@@ -569,7 +609,8 @@ class Subscription(abc.ABC):
     attaches to the partition's feed, reads once more from the database to cover everything
     committed before it attached, and then takes live batches from its queue, dropping what it
     already has. If its queue overflows, or a live batch does not continue where it is, it goes
-    back to reading the database.
+    back to reading the database. A stream subscription that starts where the feed knows the
+    stream ends attaches at once and reads nothing.
     """
 
     _CATCH_UP: Final = 0
@@ -588,6 +629,9 @@ class Subscription(abc.ABC):
         self._closed = False
         self.catch_ups = 0
         """How many times the subscription has gone (back) to reading the database."""
+        self.reads = 0
+        """How many times it has read the database."""
+        self._first = True
         self.merge = False
         """Whether a live batch is everything queued since the last one (a consumer that
         lingers between batches) rather than the oldest batch the feed delivered."""
@@ -659,7 +703,12 @@ class Subscription(abc.ABC):
                     continue
                 await sink.waiter()
                 continue
+            if self._first:
+                self._first = False
+                if await self._attach_if_current():
+                    continue
             batch = await self._read()
+            self.reads += 1
             n = _run(batch, self._cursor, self._key)
             cut = 0 < n < len(batch)
             if cut:
@@ -684,8 +733,29 @@ class Subscription(abc.ABC):
                     self._phase = self._CLOSING
                 else:
                     self._phase = self._LIVE
+                    stream_id = self._stream_filter()
+                    if stream_id is not None and self._feed is not None:
+                        self._feed.note(stream_id, self._cursor)
             if batch:
                 return batch
+
+    async def _attach_if_current(self) -> bool:
+        """At the start, for one stream: go live at once, reading nothing, when the cursor is
+        the stream's last version as the partition's feed knows it (:meth:`_Feed.latest`).
+        Checked and attached with nothing awaited in between, so no event falls between the
+        two: what the feed has handed out ends at the cursor, and what it hands out next
+        reaches the new queue. A socket opened on a table this process serves reads nothing."""
+        stream_id = self._stream_filter()
+        if stream_id is None:
+            return False
+        feed = await self._live._feed(await self._partition())
+        if feed.latest(stream_id) != self._cursor:
+            return False
+        self._feed = feed
+        self._sink = _Sink(self._live.queue_events, stream_id)
+        feed.attach(self._sink)
+        self._phase = self._LIVE
+        return True
 
     def __aiter__(self) -> Subscription:
         return self

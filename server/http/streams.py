@@ -299,10 +299,21 @@ async def _positions(
     # where an unknown table's is raised.
     await privacy.guard(request.app, table_id, session.account if session else None)
     tables = request.app[TABLES]
-    state = await tables.state(table_id)
+    feed: LiveFeed = request.app[LIVE_FEED]
+    # The state this process holds, when its live feed has seen nothing after it (the socket's
+    # subscription then delivers anything later); else the store's.
+    state = tables.cached(table_id)
+    if (
+        state is None
+        or after > state.version
+        or feed.known_version(table_stream(table_id)) != state.version
+    ):
+        state = await tables.state(table_id)
     window = request.app[CONFIG].resync_window
     _check_after("table", after, state.version, window)
-    chat_head = await tables.store.stream_version(chat_stream(table_id))
+    chat_head = feed.known_version(chat_stream(table_id))
+    if chat_head is None or chat_after > chat_head:
+        chat_head = await tables.store.stream_version(chat_stream(table_id))
     _check_after("chat", chat_after, chat_head, window)
     return state
 

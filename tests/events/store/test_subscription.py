@@ -189,3 +189,68 @@ async def test_a_streams_partition_is_looked_up_once_and_only_once_it_exists(
         await sub.close()
         # A stream with no events yet is not remembered (its first append places it).
         assert "not yet" not in live._partitions
+
+
+async def test_a_stream_subscription_where_the_feed_knows_it_ends_reads_nothing(
+    store: EventStore,
+) -> None:
+    await store.append("a", new(2), expected_version=0, command_id=uuid.uuid4())
+    async with LiveFeed(store, poll_interval=30) as live:
+        first = live.subscribe_stream("a")
+        assert [e.version for e in await collect(first, 2, key="version")] == [1, 2]
+        readers = [asyncio.create_task(collect(first, 3, key="version"))]
+        await asyncio.sleep(0.1)
+        # Read from the database (once more after attaching), then noted: the feed knows
+        # where "a" ends.
+        assert first.reads == 2
+        assert live.known_version("a") == 2
+        at_end = live.subscribe_stream("a", after_version=2)
+        behind = live.subscribe_stream("a", after_version=1)
+        readers += [asyncio.create_task(collect(s, 3, key="version")) for s in (at_end, behind)]
+        await asyncio.sleep(0.1)
+        await store.append("a", new(1), expected_version=2, command_id=uuid.uuid4())
+        got = [[e.version for e in events] for events in await asyncio.gather(*readers)]
+        assert live.known_version("a") == 3
+        for sub in (first, at_end, behind):
+            await sub.close()
+
+    assert got == [[3], [3], [2, 3]]
+    assert at_end.reads == 0
+    assert behind.reads >= 1
+
+
+async def test_subscriptions_started_at_the_known_version_while_appends_go_on_miss_nothing(
+    store: EventStore,
+) -> None:
+    last = 60
+    await store.append("a", new(1), expected_version=0, command_id=uuid.uuid4())
+    async with LiveFeed(store, poll_interval=30) as live:
+        warm = live.subscribe_stream("a")
+        warming = asyncio.create_task(collect(warm, last, key="version"))
+        await asyncio.sleep(0.1)
+        assert live.known_version("a") == 1
+
+        async def writer() -> None:
+            for v in range(1, last):
+                await store.append("a", new(1), expected_version=v, command_id=uuid.uuid4())
+
+        async def joiner(delay: float) -> tuple[int, list[int], int]:
+            await asyncio.sleep(delay)
+            start = live.known_version("a")
+            assert start is not None
+            sub = live.subscribe_stream("a", after_version=start)
+            seen = [] if start == last else [e.version for e in await collect(sub, last, "version")]
+            await sub.close()
+            return start, seen, sub.reads
+
+        writing = asyncio.create_task(writer())
+        joined = await asyncio.gather(*(joiner(i * 0.004) for i in range(25)))
+        await writing
+        await warming
+        await warm.close()
+
+    starts = [start for start, _, _ in joined]
+    assert any(0 < start < last - 5 for start in starts), starts  # they joined mid-way
+    assert any(reads == 0 for _, _, reads in joined)
+    for start, seen, _ in joined:
+        assert seen == list(range(start + 1, last + 1)), start
