@@ -43,9 +43,10 @@ class AfterThrow(msgspec.Struct, kw_only=True):
     turn: int | None
     """The view's ``game.turn`` after the throw: the index, in that viewer's ``sides``, of the
     side on turn."""
-    leave_cost: LeaveCostView | None = None
-    """The view's ``leave_cost`` after the throw: an opening throw starts the game, and with
-    it the cost of leaving."""
+    leave_cost: LeaveCostView | msgspec.UnsetType | None = msgspec.UNSET
+    """The view's ``leave_cost`` after an opening throw, which starts the game and with it the
+    cost of leaving; **absent after any other throw**, which changes nothing it depends on (the
+    cubes, the score, who plays the game): the view's is unchanged."""
 
 
 class ThrowView(msgspec.Struct, kw_only=True):
@@ -103,11 +104,12 @@ def tree_json(position: Position, dice: tuple[int, int]) -> msgspec.Raw:
 
 
 def after_throw(
-    state: TableState, now: int
+    state: TableState, now: int, opening: bool
 ) -> tuple[dict[str, AfterThrow], AfterThrow, AfterThrow]:
     """What every viewer's table view says at ``state`` and ``now`` (:class:`ThrowView`'s
-    ``viewers``, ``spectator`` and ``anonymous``): by account id for everyone at the table and
-    its creator, then for any other signed-in viewer, and for one not signed in."""
+    ``viewers``, ``spectator`` and ``anonymous``) after a throw, an ``opening`` one or not: by
+    account id for everyone at the table and its creator, then for any other signed-in viewer,
+    and for one not signed in."""
     at_table = list(state.players)
     if state.created_by not in at_table:
         at_table.append(state.created_by)
@@ -116,14 +118,17 @@ def after_throw(
             allowed=sorted(allowed(state, p, now)),
             targets=targets_of(state, p),
             turn=viewer_turn(state, p),
-            leave_cost=leave_cost_view(state, p),
+            leave_cost=leave_cost_view(state, p) if opening else msgspec.UNSET,
         )
         for p in at_table
     }
     turn = viewer_turn(state, None)
+    free = None if opening else msgspec.UNSET  # leaving costs nobody else anything
     # Someone not at the table may join it, or send nothing (events.domain.allowed).
-    spectator = AfterThrow(allowed=["join"] if may_join(state) else [], targets={}, turn=turn)
-    return viewers, spectator, AfterThrow(allowed=[], targets={}, turn=turn)
+    spectator = AfterThrow(
+        allowed=["join"] if may_join(state) else [], targets={}, turn=turn, leave_cost=free
+    )
+    return viewers, spectator, AfterThrow(allowed=[], targets={}, turn=turn, leave_cost=free)
 
 
 _NO_PLAYS = msgspec.Raw(b"[[]]")
@@ -152,7 +157,7 @@ def throw_view(
         mover = state.seats[game.turn] if phase in (Phase.ROLL, Phase.MOVE) else None
         if phase is Phase.MOVE and game.dice is not None:
             dice, moving = game.dice, True
-    viewers, spectator, anonymous = after_throw(state, now)
+    viewers, spectator, anonymous = after_throw(state, now, kind == "opening_throw")
     if phase is Phase.MOVE and mover is not None:
         player, tree, passed = mover, tree_json(position, dice) if moving else _NO_PLAYS, False
         status = f"Waiting for {state.display_name(mover)} to move {dice[0]}-{dice[1]}."

@@ -14,7 +14,10 @@ from engine_corpus import ROLLS, corpus
 
 from engine.moves import legal_plays
 from engine.routes import tree_routes
-from server.views.table import legal_views, play_tree_of
+from events.domain.decider import fold_stored
+from events.store.streams import decode_recorded, table_stream
+from server.keys import TABLES
+from server.views.table import leave_cost_view, legal_views, play_tree_of
 from server.views.throw import ThrowView, ThrowWire, tree_json
 from tests.server.conftest import (
     Api,
@@ -50,23 +53,43 @@ def _throw_checks(view: dict[str, Any], m: dict[str, Any]) -> None:
         assert game["on_roll"] != m["player"] and game["on_roll"] is not None
 
 
+async def _costs_before(api: Api, table: str, version: int) -> dict[str | None, Any]:
+    """What leaving would have cost each player just before the table's event ``version``
+    (the table's events up to it folded here), and nobody else (``None``)."""
+    tables = api.app[TABLES]  # type: ignore[index]
+    stored = await tables.store.read_stream(table_stream(table), 0, limit=version - 1)
+    state = fold_stored(decode_recorded(rec) for rec in stored)
+    assert state.version == version - 1
+    costs: dict[str | None, Any] = {None: None}
+    for player in (*state.players, state.created_by):
+        costs[player] = msgspec.to_builtins(leave_cost_view(state, player))
+    return costs
+
+
 async def _after_checks(
-    api: Api, table: str, users: dict[str, User], watcher: User, m: dict[str, Any]
+    api: Api, table: str, users: dict[str, User], watcher: User, message: dict[str, Any]
 ) -> None:
     """The throw's ``viewers``, ``spectator`` and ``anonymous`` say what each one's table view
-    says at the throw's version: its ``allowed``, its ``targets``, its ``game.turn`` and what
-    leaving would cost (``leave_cost``)."""
+    says at the throw's version: its ``allowed``, its ``targets``, its ``game.turn`` and, after
+    an opening throw, what leaving would cost (``leave_cost``); after any other throw leaving
+    costs what it did before the throw, and the message leaves it out."""
+    m = message["m"]
+    opening = message["t"] == "opening_throw"
+    before = {} if opening else await _costs_before(api, table, message["v"])
     assert set(m["viewers"]) == set(users)
-    for account, after in m["viewers"].items():
-        view = await api.state(table, users[account])
-        said = {"allowed": view["allowed"], "targets": view["targets"]}
-        said["leave_cost"] = view["leave_cost"]
-        assert after == {**said, "turn": view["game"]["turn"]}, account
-    for key, user in (("spectator", watcher), ("anonymous", None)):
+    for key, user in (
+        *((a, users[a]) for a in m["viewers"]),
+        ("spectator", watcher),
+        ("anonymous", None),
+    ):
+        after = m["viewers"][key] if key in users else m[key]
         view = await api.state(table, user)
         said = {"allowed": view["allowed"], "targets": view["targets"]}
-        said["leave_cost"] = view["leave_cost"]
-        assert m[key] == {**said, "turn": view["game"]["turn"]}, key
+        if opening:
+            said["leave_cost"] = view["leave_cost"]
+        else:
+            assert view["leave_cost"] == before.get(user.account_id if user else None), key
+        assert after == {**said, "turn": view["game"]["turn"]}, key
 
 
 Route = tuple[tuple[tuple[int, int], ...], frozenset[int]]
@@ -163,7 +186,7 @@ async def test_two_players_play_whole_games_from_the_stream_alone(
                 m = final["m"]
                 if checked < 40 or not m["play_tree"][0]:
                     _throw_checks(await api.state(table, users[m["player"]]), m)
-                    await _after_checks(api, table, users, spectator, m)
+                    await _after_checks(api, table, users, spectator, final)
                     checked += 1
                 if m["play_tree"][0]:
                     # One route of the tree, as the page sends a play: its moves.
@@ -223,7 +246,7 @@ async def test_a_chouettes_throws_carry_the_plays_of_the_box_or_the_acting_capta
             final = ws.stream()[-1]
             if final["t"] in ("opening_throw", "dice_rolled") and "m" in final:
                 _throw_checks(await api.state(table), final["m"])
-                await _after_checks(api, table, users, spectator, final["m"])
+                await _after_checks(api, table, users, spectator, final)
                 throws += 1
         assert throws >= 10
     finally:
