@@ -48,6 +48,7 @@ from server.live.presence import Presence
 from server.live.timers import Timers
 from server.metrics import Metrics
 from server.openapi import document as openapi
+from server.readmodels.accounts import ACCOUNTS_CHANNEL
 from server.readmodels.lobby import Lobby
 
 log = logging.getLogger("chouette.server")
@@ -93,11 +94,16 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         queue_events=config.client_queue,
         on_hole=app[METRICS].holes_changed,
     )
+    accounts = Accounts.from_config(store.pool, config)
+    # The sessions a process remembers are forgotten as revocations and account changes are
+    # notified (server/access/auth.py), and only remembered while those are heard.
+    notifier.listen(ACCOUNTS_CHANNEL, accounts.sessions.forget, accounts.sessions.clear)
+    accounts.sessions.enabled = lambda: notifier.listening
     await notifier.start()
     lobby = Lobby(store, notifier, app[METRICS], linger=config.projection_linger)
     await lobby.start()
     app[ACCOUNTS_POOL] = store.pool
-    app[ACCOUNTS] = Accounts.from_config(store.pool, config)
+    app[ACCOUNTS] = accounts
     app[TABLES] = TableService(
         store,
         app[METRICS],

@@ -375,6 +375,7 @@ class LiveFeed:
         self._listening = asyncio.Event()
         self._first_attempt = asyncio.Event()
         self._closed = False
+        self._channels: dict[str, tuple[Callable[[str], None], Callable[[], None]]] = {}
         self._partitions: OrderedDict[str, int] = OrderedDict()
         """The partitions of the streams subscribed to lately (a stream never changes
         partition once appended to), so that a new subscription does not look it up again."""
@@ -385,6 +386,16 @@ class LiveFeed:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    def listen(
+        self, channel: str, on_payload: Callable[[str], None], on_connect: Callable[[], None]
+    ) -> None:
+        """LISTEN on ``channel`` too, over the same connection; call before :meth:`start`.
+        ``on_payload`` gets each notification's payload; ``on_connect`` is called each time the
+        connection is (re)established, once it listens: what was notified while it was down
+        is lost, so whatever a notification would have changed must be forgotten then. While
+        :attr:`listening` is False, nothing is heard."""
+        self._channels[channel] = (on_payload, on_connect)
 
     async def stream_partition(self, stream_id: str) -> int | None:
         """The partition a stream lives in (remembered), or None before its first append."""
@@ -584,6 +595,10 @@ class LiveFeed:
                     connection = await asyncpg.connect(self._dsn)
                     connection.add_termination_listener(on_lost)
                     await connection.add_listener(CHANNEL, self._on_notify)
+                    for channel, (on_payload, _) in self._channels.items():
+                        await connection.add_listener(channel, _payload_to(on_payload))
+                for _, on_connect in self._channels.values():
+                    on_connect()
                 self.connections += 1
                 self._listening.set()
                 self._first_attempt.set()
@@ -599,6 +614,15 @@ class LiveFeed:
                 if connection is not None and not connection.is_closed():
                     connection.terminate()
             await asyncio.sleep(self.reconnect_delay)
+
+
+def _payload_to(
+    on_payload: Callable[[str], None],
+) -> Callable[[asyncpg.Connection, int, str, object], None]:
+    def listener(connection: asyncpg.Connection, pid: int, channel: str, payload: object) -> None:
+        on_payload(str(payload))
+
+    return listener
 
 
 class Subscription(abc.ABC):

@@ -15,6 +15,14 @@ token of its account. Tokens travel only in the ``Authorization`` header: a brow
 one on a WebSocket or an EventSource, so it asks for a ticket — 32 random bytes, kept as their
 SHA-256, good for one connection within ``Config.ticket_ttl`` seconds, and bound to the token it
 was asked with, so that a socket opened with it stops when that token is revoked.
+
+A process remembers the sessions it has looked up (:class:`SessionCache`), so that the requests
+and sockets of a player do not each ask the database who the token is, but only while it hears
+the database's notifications of revocations and account changes
+(:data:`server.readmodels.accounts.ACCOUNTS_CHANNEL`, sent as they commit): a token revoked in
+this process is forgotten at once, in another within the notification's delivery, a few
+milliseconds; with the LISTEN connection down, every lookup asks the database, and what was
+remembered is forgotten when it is back.
 """
 
 from __future__ import annotations
@@ -23,11 +31,13 @@ import asyncio
 import hashlib
 import hmac
 import secrets
+import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Final, TypeVar
 
 import asyncpg
 from aiohttp import web
@@ -55,6 +65,71 @@ class Session:
 
     account: Account
     token_hash: bytes
+
+
+class SessionCache:
+    """The sessions this process has looked up lately, by token hash: each for at most
+    :data:`SECONDS` and never past its token's expiry, the :data:`KEPT` most recent. Used only
+    while ``enabled()`` says the notifications that make it forget are heard."""
+
+    SECONDS: Final = 30.0
+    KEPT: Final = 20_000
+
+    def __init__(self) -> None:
+        self.enabled: Callable[[], bool] = lambda: False
+        self._sessions: OrderedDict[bytes, tuple[Session, float]] = OrderedDict()
+        self._by_account: dict[str, set[bytes]] = {}
+        self.hits = 0
+        self.epoch = 0
+        """Counts what was forgotten: a lookup that began before something was forgotten
+        may have read what was just revoked, and is not remembered (:meth:`put`)."""
+
+    def get(self, digest: bytes) -> Session | None:
+        if not self.enabled():
+            return None
+        held = self._sessions.get(digest)
+        if held is None:
+            return None
+        if held[1] <= time.monotonic():
+            self._drop(digest)
+            return None
+        self.hits += 1
+        return held[0]
+
+    def put(self, session: Session, seconds_left: float, epoch: int) -> None:
+        """Remember a session looked up from the database when :attr:`epoch` was ``epoch``."""
+        if epoch != self.epoch or not self.enabled():
+            return
+        digest, account_id = session.token_hash, session.account.account_id
+        self._drop(digest)
+        self._sessions[digest] = (session, time.monotonic() + min(self.SECONDS, seconds_left))
+        self._by_account.setdefault(account_id, set()).add(digest)
+        if len(self._sessions) > self.KEPT:
+            self._drop(next(iter(self._sessions)))
+
+    def forget(self, account_id: str) -> None:
+        """Forget every session of an account (a token revoked, the account changed)."""
+        self.epoch += 1
+        for digest in self._by_account.pop(account_id, ()):
+            self._sessions.pop(digest, None)
+
+    def clear(self) -> None:
+        self.epoch += 1
+        self._sessions.clear()
+        self._by_account.clear()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def _drop(self, digest: bytes) -> None:
+        held = self._sessions.pop(digest, None)
+        if held is not None:
+            account_id = held[0].account.account_id
+            digests = self._by_account.get(account_id)
+            if digests is not None:
+                digests.discard(digest)
+                if not digests:
+                    del self._by_account[account_id]
 
 
 def scrypt_hash(
@@ -106,6 +181,7 @@ class Accounts:
         # of logins waits its turn instead of taking memory without bound.
         self._executor = ThreadPoolExecutor(hash_workers, thread_name_prefix="password-hash")
         self._decoy: str | None = None
+        self.sessions = SessionCache()
 
     @classmethod
     def from_config(cls, pool: asyncpg.Pool, config: Config) -> Accounts:
@@ -223,6 +299,7 @@ class Accounts:
                 field="username",
             )
         self.revocations += 1  # the guest's sockets check their tokens again
+        self.sessions.forget(account.account_id)
         return upgraded, token
 
     async def bot(self, account_id: str, strength: str, display_name: str) -> Account:
@@ -257,10 +334,16 @@ class Accounts:
         :raises Problem: 401 for an unknown, expired or revoked token.
         """
         digest = token_hash(token)
-        account = await accounts.account_of_token(self.pool, digest)
-        if account is None:
+        session = self.sessions.get(digest)
+        if session is not None:
+            return session
+        epoch = self.sessions.epoch
+        found = await accounts.account_of_token(self.pool, digest)
+        if found is None:
             raise unauthorized(INVALID_TOKEN)
-        return Session(account, digest)
+        session = Session(found.account, digest)
+        self.sessions.put(session, found.seconds_left, epoch)
+        return session
 
     async def authenticate(self, token: str) -> Account:
         """The account a bearer token belongs to (see :meth:`session`)."""
@@ -276,12 +359,18 @@ class Accounts:
     async def revoke(self, token: str) -> None:
         """Revoke a token (logging out)."""
         self.revocations += 1
-        await accounts.revoke_token(self.pool, token_hash(token))
+        digest = token_hash(token)
+        held = self.sessions.get(digest)
+        await accounts.revoke_token(self.pool, digest)
+        if held is not None:
+            self.sessions.forget(held.account.account_id)
 
     async def revoke_all(self, account_id: str) -> int:
         """Revoke every token of an account (logging out everywhere); how many were live."""
         self.revocations += 1
-        return await accounts.revoke_account_tokens(self.pool, account_id)
+        revoked = await accounts.revoke_account_tokens(self.pool, account_id)
+        self.sessions.forget(account_id)
+        return revoked
 
     # -- tickets ---------------------------------------------------------------------------
 

@@ -12,16 +12,18 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 import asyncpg
 
 from events.store.errors import translate_errors
 
 __all__ = [
+    "ACCOUNTS_CHANNEL",
     "Account",
     "Player",
     "StoredPassword",
+    "TokenAccount",
     "account_of_ticket",
     "account_of_token",
     "bots_at_unfinished_tables",
@@ -146,6 +148,7 @@ async def upgrade_guest(
                     " WHERE account_id = $1 AND revoked_at IS NULL",
                     account_id,
                 )
+                await conn.execute("SELECT pg_notify($1, $2)", ACCOUNTS_CHANNEL, account_id)
                 await _insert_token(conn, token_digest, account_id, ttl)
         except asyncpg.UniqueViolationError:
             return "taken"
@@ -203,16 +206,24 @@ async def log_in(
             await _insert_token(conn, token_digest, account_id, ttl)
 
 
-async def account_of_token(pool: asyncpg.Pool, digest: bytes) -> Account | None:
+class TokenAccount(NamedTuple):
+    """The account of a live token, and how many seconds the token has left."""
+
+    account: Account
+    seconds_left: float
+
+
+async def account_of_token(pool: asyncpg.Pool, digest: bytes) -> TokenAccount | None:
     """The account of a token neither revoked nor expired; None for any other."""
     with translate_errors():
         row = await pool.fetchrow(
-            "SELECT a.account_id, a.username, a.display_name, a.guest FROM tokens t"
+            "SELECT a.account_id, a.username, a.display_name, a.guest,"
+            " extract(epoch FROM t.expires_at - now())::float8 AS seconds_left FROM tokens t"
             " JOIN accounts a USING (account_id) WHERE t.token_hash = $1"
             " AND t.revoked_at IS NULL AND t.expires_at > now()",
             digest,
         )
-    return None if row is None else _account(row)
+    return None if row is None else TokenAccount(_account(row), row["seconds_left"])
 
 
 async def valid_tokens(pool: asyncpg.Pool, hashes: Iterable[bytes]) -> set[bytes]:
@@ -226,11 +237,20 @@ async def valid_tokens(pool: asyncpg.Pool, hashes: Iterable[bytes]) -> set[bytes
     return {bytes(r["token_hash"]) for r in rows}
 
 
+ACCOUNTS_CHANNEL: Final = "chouette_accounts"
+"""Notified with an account id, as the change commits, whenever a token of that account is
+revoked or the account itself changes: every process forgets the sessions it holds for it
+(:class:`server.access.auth.Accounts`)."""
+
+_NOTIFY = f"SELECT pg_notify('{ACCOUNTS_CHANNEL}', account_id) FROM changed"
+
+
 async def revoke_token(pool: asyncpg.Pool, digest: bytes) -> None:
     """Revoke a token (again: nothing changes)."""
     with translate_errors():
         await pool.execute(
-            "UPDATE tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL",
+            "WITH changed AS (UPDATE tokens SET revoked_at = now()"
+            " WHERE token_hash = $1 AND revoked_at IS NULL RETURNING account_id) " + _NOTIFY,
             digest,
         )
 
@@ -238,11 +258,13 @@ async def revoke_token(pool: asyncpg.Pool, digest: bytes) -> None:
 async def revoke_account_tokens(pool: asyncpg.Pool, account_id: str) -> int:
     """Revoke every token of an account; how many were not revoked yet."""
     with translate_errors():
-        status = await pool.execute(
-            "UPDATE tokens SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL",
+        revoked = await pool.fetchval(
+            "WITH changed AS (UPDATE tokens SET revoked_at = now()"
+            " WHERE account_id = $1 AND revoked_at IS NULL RETURNING account_id)"
+            f" SELECT count(*) FROM ({_NOTIFY}) AS told",
             account_id,
         )
-    return int(status.rsplit(" ", 1)[-1])
+    return int(revoked)
 
 
 async def store_ticket(
