@@ -30,19 +30,35 @@ class RatingsProjector(ReadModel):
     tables = ("rating_tables", "ratings", "rating_history")
     types = frozenset({"table_created", "player_joined", "game_started", "match_ended"})
 
+    UNRATED_KEPT = 50_000
+    """How many tables seen created unrated :attr:`_unrated` keeps (oldest first out)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._unrated: dict[str, None] = {}
+        """Tables whose creation this projector has seen, unrated: their later events are not
+        sent to the database, which keeps no row for them (a table not in it, created before
+        the process started, is updated as ever: no row, nothing changes)."""
+
     async def apply_event(self, conn: asyncpg.Connection, rec: RecordedEvent) -> None:
         name = parse_stream(rec.stream_id)
         if name is None or name.kind != "table":
             return
         table_id = name.table_id
+        if table_id in self._unrated:
+            return
         event = decode_recorded(rec)
         match event:
             case e.TableCreated(kind=kind, options=o):
+                if not (kind == "match" and o.rated and o.match_length > 0):
+                    self._unrated[table_id] = None
+                    if len(self._unrated) > self.UNRATED_KEPT:
+                        del self._unrated[next(iter(self._unrated))]
+                    return
                 await conn.execute(
                     f"INSERT INTO {self.t('rating_tables')} (table_id, rated, length)"
-                    " VALUES ($1, $2, $3) ON CONFLICT (table_id) DO NOTHING",
+                    " VALUES ($1, true, $2) ON CONFLICT (table_id) DO NOTHING",
                     table_id,
-                    kind == "match" and o.rated and o.match_length > 0,
                     o.match_length,
                 )
             case e.PlayerJoined(player=player, seat=seat) if seat in (0, 1):
