@@ -27,8 +27,8 @@ from aiohttp import web
 from server.http.problems import PROBLEM_BASE
 from server.http.routes import ROUTES, Route
 from server.http.wire import EventMessage
+from server.openapi import asyncapi, operation
 from server.openapi import docs_page as api_docs
-from server.openapi import operation
 from server.openapi.operation import BEARER, OPTIONAL_BEARER, STREAM_TICKET, Ref
 from server.views import schemas as s
 from server.views.throw import ThrowView
@@ -217,5 +217,7 @@ def build_spec(routes: Iterable[Route] = ROUTES) -> dict[str, Any]:
 
 
 def register_extras(app: web.Application) -> None:
-    """Build the document and the page once (they depend on the code only)."""
+    """Build the documents and the page once (they depend on the code only): the OpenAPI
+    document and its page, and the AsyncAPI document (:mod:`server.openapi.asyncapi`)."""
     api_docs.register(app, msgspec.json.encode(build_spec()))
+    asyncapi.register(app)

@@ -13,6 +13,7 @@ from server.http.common import (
 )
 from server.http.handlers import LOG_LIMIT_MAX
 from server.http.routes.route import Route
+from server.openapi import asyncapi
 from server.openapi import docs_page as api_docs
 from server.openapi.operation import (
     ABSENT,
@@ -183,6 +184,25 @@ ROUTES: tuple[Route, ...] = (
             {
                 200: {
                     "description": "OpenAPI 3.1",
+                    "content": {JSON: {"schema": {"type": "object"}}},
+                }
+            },
+        ),
+    ),
+    Route(
+        "GET",
+        "/asyncapi.json",
+        asyncapi.asyncapi_spec,
+        op(
+            "Reference",
+            "The live protocol",
+            "The AsyncAPI 3.0 document of the streams (`/tables/{table_id}/ws` and"
+            " `/events`), generated from the server's types: every event type's message, the"
+            " throw's `m`, the control messages, the socket's commands, tickets, resume,"
+            " ordering and exactly-once.",
+            {
+                200: {
+                    "description": "AsyncAPI 3.0",
                     "content": {JSON: {"schema": {"type": "object"}}},
                 }
             },
