@@ -14,6 +14,7 @@ reject them.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -182,6 +183,10 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
 
 
 class TableCreated(Event, frozen=True, kw_only=True, tag="table_created"):
+    """A table is created. ``name`` is its creator's words, sealed under their data key
+    (:data:`SEALED_FIELDS`; schema 2: schema 1 stored it in the clear)."""
+
+    schema_version: ClassVar[int] = 2
     table_id: str
     kind: TableKind
     options: TableOptions
@@ -191,8 +196,10 @@ class TableCreated(Event, frozen=True, kw_only=True, tag="table_created"):
 
 class PlayerJoined(Event, frozen=True, kw_only=True, tag="player_joined"):
     """A player takes a seat (money, match) or joins the chouette (bottom of the line, playing
-    from the next game)."""
+    from the next game). ``display_name`` is sealed under the player's data key
+    (:data:`SEALED_FIELDS`; schema 2: schema 1 stored it in the clear)."""
 
+    schema_version: ClassVar[int] = 2
     player: PlayerId
     display_name: str = ""
     seat: int | None = None
@@ -407,8 +414,11 @@ class MatchEnded(Event, frozen=True, kw_only=True, tag="match_ended"):
 
 
 class ChatPosted(Event, frozen=True, kw_only=True, tag="chat_posted"):
-    """A chat message, in the table's chat stream (never the play stream)."""
+    """A chat message, in the table's chat stream (never the play stream). ``text`` is sealed
+    under the player's data key (:data:`SEALED_FIELDS`; schema 2: schema 1 stored it in the
+    clear)."""
 
+    schema_version: ClassVar[int] = 2
     player: PlayerId
     channel: Channel = "table"
     text: Annotated[str, Meta(min_length=1, max_length=2000)]
@@ -472,13 +482,84 @@ for _tag in (
 ):
     UPCASTERS[(_tag, 1)] = _explicit
 
+# -- personal data, sealed ---------------------------------------------------------------------
+#
+# What a person typed (docs/privacy.md) is stored sealed under their own data key, so that
+# destroying the key erases it from every event without changing a byte of the log: the field's
+# JSON value is then {"k": key id, "c": base64(nonce || ciphertext || tag)}. The key id is the
+# owner's account id (the event's own ``owner`` field: :data:`SEALED_FIELDS`). The cipher itself
+# is the store's (events/store/personal_keys.py); the domain only says which fields, whose, and
+# what a field reads as once its key is gone.
+
+SEALED_FIELDS: dict[str, tuple[str, str]] = {
+    "table_created": ("name", "created_by"),
+    "player_joined": ("display_name", "player"),
+    "chat_posted": ("text", "player"),
+}
+"""``tag -> (field, owner field)``: the one field of each event type a person typed, and the
+field naming whose data key seals it."""
+
+SEALED_MARK = b'{"k":'
+"""How a sealed value starts in a stored payload. A plain string can never hold these bytes
+unescaped (JSON escapes the quotes inside a string), so a payload without them has no sealed
+value and decodes on the fast path."""
+
+Sealer = Callable[[str, str, str, str], dict[str, str]]
+"""``(owner, tag, field, text) -> {"k": ..., "c": ...}``: ``text`` sealed under ``owner``'s key."""
+
+Opener = Callable[[str, str, str, str], str | None]
+"""``(key id, ciphertext, tag, field) -> text``, or None when the key was destroyed (the
+person's account was erased). Raises ``msgspec.ValidationError`` for a value that does not open
+(changed bytes, another field's value)."""
+
+ERASED_TEXT = "[erased]"
+"""What a chat message reads as once its writer's key is destroyed."""
+
+
+def pseudonym(account_id: str) -> str:
+    """The name an erased account is shown by: stable, and telling nothing of the person.
+
+    >>> pseudonym("u_1")
+    'former player 2308'
+    """
+    return "former player " + hashlib.sha256(account_id.encode("utf-8")).hexdigest()[:4]
+
+
+def erased_value(tag_: str, owner: str) -> str:
+    """What the sealed field of a ``tag_`` event reads as once ``owner``'s key is destroyed:
+    the pseudonym for a display name, no name for a table, :data:`ERASED_TEXT` for chat."""
+    if tag_ == "player_joined":
+        return pseudonym(owner)
+    if tag_ == "chat_posted":
+        return ERASED_TEXT
+    return ""
+
+
+def _upcast_sealed(raw: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 -> 2 of the events with a sealed field: schema 1 stored it in the clear, which
+    schema 2 reads as it is (such events are not erasable: docs/privacy.md)."""
+    return raw
+
+
+for _tag in SEALED_FIELDS:
+    UPCASTERS[(_tag, 1)] = _upcast_sealed
+
 _encoder = msgspec.json.Encoder()
 _decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(AnyEvent)
 
 
-def encode(event: Event) -> bytes:
-    """The exact bytes to store for ``event`` (its tag included)."""
-    return _encoder.encode(event)
+def encode(event: Event, sealer: Sealer | None = None) -> bytes:
+    """The exact bytes to store for ``event`` (its tag included), its personal field sealed by
+    ``sealer`` when one is given (an empty field stays empty: there is nothing to hide)."""
+    spec = SEALED_FIELDS.get(tag(event)) if sealer is not None else None
+    if spec is None or not getattr(event, spec[0]):
+        return _encoder.encode(event)
+    assert sealer is not None
+    field, owner = spec
+    t = tag(event)
+    raw: dict[str, Any] = {"type": t, **msgspec.structs.asdict(event)}
+    raw[field] = sealer(raw[owner], t, field, raw[field])
+    return _encoder.encode(raw)
 
 
 def tag(event: Event) -> str:
@@ -486,15 +567,39 @@ def tag(event: Event) -> str:
     return event.__struct_config__.tag  # type: ignore[return-value]
 
 
-def decode(type_: str, schema_version: int, data: bytes) -> Event:
-    """Decode a stored event, upcasting an old payload first.
+def is_sealed(type_: str, data: bytes) -> bool:
+    """Whether a stored payload holds a sealed value (see :data:`SEALED_MARK`)."""
+    return type_ in SEALED_FIELDS and SEALED_MARK in data
 
-    :raises msgspec.ValidationError, msgspec.DecodeError: a payload that does not decode
-        (the store wraps these in ``CorruptEventError`` naming stream and version).
+
+def _open(raw: dict[str, Any], type_: str, opener: Opener | None) -> None:
+    field, owner = SEALED_FIELDS[type_]
+    value = raw.get(field)
+    if not isinstance(value, dict):
+        return
+    if opener is None:
+        raise msgspec.ValidationError(
+            f"{type_}.{field} is sealed and no keys were given to open it"
+        )
+    key_id, sealed = value.get("k"), value.get("c")
+    if not isinstance(key_id, str) or not isinstance(sealed, str) or key_id != raw.get(owner):
+        raise msgspec.ValidationError(f"{type_}.{field} is not sealed under its owner's key")
+    opened = opener(key_id, sealed, type_, field)
+    raw[field] = erased_value(type_, key_id) if opened is None else opened
+
+
+def decode(type_: str, schema_version: int, data: bytes, opener: Opener | None = None) -> Event:
+    """Decode a stored event, upcasting an old payload first and opening a sealed field with
+    ``opener`` (a destroyed key: the field's :func:`erased_value`).
+
+    :raises msgspec.ValidationError, msgspec.DecodeError: a payload that does not decode, or
+        a sealed value without ``opener`` or that does not open (the store wraps these in
+        ``CorruptEventError`` naming stream and version).
     :raises KeyError: an unknown event type.
     """
     cls = EVENT_TYPES[type_]
-    if schema_version == cls.schema_version:
+    sealed = is_sealed(type_, data)
+    if schema_version == cls.schema_version and not sealed:
         event: Event = _decoder.decode(data)
         return event
     raw = msgspec.json.decode(data)
@@ -507,6 +612,8 @@ def decode(type_: str, schema_version: int, data: bytes) -> Event:
             f"{type_} payload has schema version {schema_version}, newer than this server's "
             f"{cls.schema_version}"
         )
+    if sealed:
+        _open(raw, type_, opener)
     raw["type"] = type_
     event = msgspec.convert(raw, AnyEvent)
     return event

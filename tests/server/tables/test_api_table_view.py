@@ -691,6 +691,9 @@ def _schema_1(before: TableState, event: e.Event) -> NewEvent:
             g = ch.game
             raw.update(winner=g.box if g.box_won() else g.captain, result=1, cube=1)
             del raw["members"]
+        case _ if e.tag(event) in e.SEALED_FIELDS:
+            # Schema 2 may seal the person's field; schema 1 held it in the clear.
+            return NewEvent(type=e.tag(event), data=e.encode(event), schema_version=1)
         case _:
             assert event.schema_version == 1, event
             return new_event(event)

@@ -1,0 +1,272 @@
+"""Each person's data key (``personal_keys``), which seals what they typed into events, and
+its destruction, which erases that from every event without changing a byte of the log
+(crypto-shredding: docs/privacy.md).
+
+A data key is 32 random bytes, kept wrapped (AES-256-GCM, bound to its account id) by a master
+key the server holds outside the database (:func:`master_key`, derived from the dice seeds'
+key, ``CHOUETTE_SEED_KEY``). A sealed value is AES-256-GCM too, bound to its key id, event type
+and field: ``{"k": account id, "c": base64(nonce || ciphertext || tag)}``
+(:data:`events.domain.types.SEALED_FIELDS`). The hash chain covers those stored bytes, so
+neither the chain nor the audit ever needs a key.
+
+A process keeps the keys it has opened (:class:`PersonalKeys`), but trusts them only while
+``trusted()`` says it hears the destructions (``pg_notify`` on :data:`KEYS_CHANNEL`, sent as
+they commit; the server wires it to its LISTEN connection): otherwise every read asks the
+database again. A key destroyed in another process is then forgotten within the notification's
+delivery, and reads after the destruction's commit never open it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from typing import Final
+
+import asyncpg
+import msgspec
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from events.domain import types as e
+from events.store.errors import StoreError, translate_errors
+from events.store.event_store import RecordedEvent
+
+__all__ = [
+    "KEYS_CHANNEL",
+    "AccountErasedError",
+    "PersonalKeyError",
+    "PersonalKeys",
+    "master_key",
+]
+
+KEYS_CHANNEL: Final = "chouette_keys"
+"""Notified with an account id as the destruction of its data key commits."""
+
+DATA_KEY_BYTES: Final = 32
+NONCE_BYTES: Final = 12
+WRAP_LABEL: Final = b"chouette-personal-key/v1/"
+"""The associated data of a wrapped key: this, then the account id."""
+SEAL_LABEL: Final = b"chouette-personal/v1/"
+"""The associated data of a sealed value: this, then the key id, ``/``, the type, ``/``, the
+field."""
+MASTER_INFO: Final = b"chouette-personal-keys/v1"
+"""HKDF's info for the master key (so it is never the seed key itself)."""
+
+_KEY_ID = re.compile(rb'\{"k":"([^"\\]*)"')
+
+
+def master_key(seed_key: bytes) -> bytes:
+    """The key that wraps every data key, derived from the dice seeds' key (HKDF-SHA256)."""
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=MASTER_INFO).derive(seed_key)
+
+
+class PersonalKeyError(StoreError):
+    """A data key that does not unwrap with the master key: the seed key was changed or lost,
+    or the row was tampered with."""
+
+    def __init__(self, account_id: str) -> None:
+        super().__init__(
+            f"the data key of {account_id} does not open with the configured seed key"
+            " (CHOUETTE_SEED_KEY or the data directory's key file)"
+        )
+        self.account_id = account_id
+
+
+class AccountErasedError(StoreError):
+    """Something was to be sealed for an account whose key is destroyed (it was erased)."""
+
+    def __init__(self, account_id: str) -> None:
+        super().__init__(f"the account {account_id} was erased: nothing more is written for it")
+        self.account_id = account_id
+
+
+class PersonalKeys:
+    """The data keys, over ``pool``: made, opened, used and destroyed.
+
+    :param master: the master key (:func:`master_key`).
+    :param kept: how many opened keys are kept in memory (least recently used first out).
+    """
+
+    def __init__(self, pool: asyncpg.Pool, master: bytes, *, kept: int = 100_000) -> None:
+        self._pool = pool
+        self._wrap = AESGCM(master)
+        self._kept = kept
+        self._keys: OrderedDict[str, AESGCM | None] = OrderedDict()
+        """Opened keys by account id; None: destroyed."""
+        self._missing: set[str] = set()
+        """Key ids read and not found (values sealed under them open as erased, and are read
+        again each time: a copy of the log without its keys, say)."""
+        self.trusted: Callable[[], bool] = lambda: True
+        """Whether the keys held may be used without asking the database again (the server:
+        while its LISTEN connection hears :data:`KEYS_CHANNEL`)."""
+
+    def __repr__(self) -> str:
+        return f"PersonalKeys({len(self._keys)} held)"  # never a key
+
+    # -- keys ------------------------------------------------------------------------------
+
+    def _unwrap(self, account_id: str, wrapped: bytes | None) -> AESGCM | None:
+        if wrapped is None:
+            return None
+        try:
+            key = self._wrap.decrypt(
+                wrapped[:NONCE_BYTES], wrapped[NONCE_BYTES:], WRAP_LABEL + account_id.encode()
+            )
+        except InvalidTag:
+            raise PersonalKeyError(account_id) from None
+        return AESGCM(key)
+
+    def _hold(self, account_id: str, key: AESGCM | None) -> None:
+        self._missing.discard(account_id)
+        self._keys[account_id] = key
+        self._keys.move_to_end(account_id)
+        while len(self._keys) > self._kept:
+            self._keys.popitem(last=False)
+
+    async def own(self, account_id: str) -> AESGCM:
+        """``account_id``'s data key, made (and kept) if it has none yet.
+
+        :raises AccountErasedError: the key was destroyed.
+        """
+        held = self._keys.get(account_id)
+        if held is not None and self.trusted():
+            self._keys.move_to_end(account_id)
+            return held
+        key = secrets.token_bytes(DATA_KEY_BYTES)
+        nonce = secrets.token_bytes(NONCE_BYTES)
+        wrapped = nonce + self._wrap.encrypt(nonce, key, WRAP_LABEL + account_id.encode())
+        with translate_errors():
+            # Made once: a key another process made first is the one (never replaced).
+            stored = await self._pool.fetchval(
+                "WITH made AS (INSERT INTO personal_keys (account_id, wrapped) VALUES ($1, $2)"
+                " ON CONFLICT (account_id) DO NOTHING RETURNING wrapped)"
+                " SELECT wrapped FROM made UNION ALL"
+                " SELECT wrapped FROM personal_keys WHERE account_id = $1"
+                " AND NOT EXISTS (SELECT FROM made)",
+                account_id,
+                wrapped,
+            )
+        opened = self._unwrap(account_id, None if stored is None else bytes(stored))
+        self._hold(account_id, opened)
+        if opened is None:
+            raise AccountErasedError(account_id)
+        return opened
+
+    async def ensure(self, records: Iterable[RecordedEvent]) -> None:
+        """Load the keys these records' sealed values need (one query, for those not held, or
+        for all while :attr:`trusted` is False), so that :meth:`open` can open them."""
+        ids: set[str] = set()
+        for rec in records:
+            if e.is_sealed(rec.type, rec.data):
+                ids.update(m.decode("utf-8") for m in _KEY_ID.findall(rec.data))
+        if not ids:
+            return
+        if self.trusted():
+            ids = {i for i in ids if i not in self._keys}
+            if not ids:
+                return
+        await self.load(ids)
+
+    async def load(self, account_ids: Iterable[str]) -> None:
+        """Read these accounts' keys from the database."""
+        wanted = list(account_ids)
+        with translate_errors():
+            rows = await self._pool.fetch(
+                "SELECT account_id, wrapped FROM personal_keys WHERE account_id = ANY($1::text[])",
+                wanted,
+            )
+        found = {r["account_id"]: r["wrapped"] for r in rows}
+        for account_id in wanted:
+            if account_id not in found:
+                if len(self._missing) >= self._kept:
+                    self._missing.clear()
+                self._missing.add(account_id)
+                continue
+            stored = found[account_id]
+            self._hold(
+                account_id, self._unwrap(account_id, None if stored is None else bytes(stored))
+            )
+
+    def is_destroyed(self, account_id: str) -> bool | None:
+        """Whether the key held for ``account_id`` is destroyed; None when none is held."""
+        if account_id not in self._keys:
+            return None
+        return self._keys[account_id] is None
+
+    async def destroy(self, account_id: str) -> None:
+        """Destroy ``account_id``'s data key, for good (a row is written even when it never had
+        one, so that none is ever made for it), and tell every process as it commits."""
+        with translate_errors():
+            await self._pool.execute(
+                "WITH gone AS (INSERT INTO personal_keys (account_id, wrapped, destroyed_at)"
+                " VALUES ($1, NULL, now()) ON CONFLICT (account_id) DO UPDATE"
+                " SET wrapped = NULL, destroyed_at = now()"
+                " WHERE personal_keys.destroyed_at IS NULL RETURNING account_id)"
+                f" SELECT pg_notify('{KEYS_CHANNEL}', account_id) FROM gone",
+                account_id,
+            )
+        self.forget(account_id)
+
+    def forget(self, account_id: str) -> None:
+        """The key of ``account_id`` was destroyed (here, or notified from elsewhere)."""
+        self._hold(account_id, None)
+
+    def clear(self) -> None:
+        """Forget every key held (the notifications were not heard for a while)."""
+        self._keys.clear()
+        self._missing.clear()
+
+    # -- values ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _associated(key_id: str, type_: str, field: str) -> bytes:
+        return SEAL_LABEL + f"{key_id}/{type_}/{field}".encode()
+
+    def seal(self, owner: str, type_: str, field: str, text: str) -> dict[str, str]:
+        """``text`` sealed under ``owner``'s key, which must be held (:meth:`own`)."""
+        key = self._keys.get(owner)
+        if key is None:
+            raise AccountErasedError(owner) if owner in self._keys else KeyError(owner)
+        nonce = secrets.token_bytes(NONCE_BYTES)
+        sealed = nonce + key.encrypt(
+            nonce, text.encode("utf-8"), self._associated(owner, type_, field)
+        )
+        return {"k": owner, "c": base64.b64encode(sealed).decode("ascii")}
+
+    def open(self, key_id: str, sealed: str, type_: str, field: str) -> str | None:
+        """A value :meth:`seal` made (an :data:`events.domain.types.Opener`); None when its
+        key is destroyed.
+
+        :raises msgspec.ValidationError: the value does not open (changed bytes, moved from
+            another event's field), or its key was never loaded (:meth:`ensure`: a bug).
+        """
+        if key_id not in self._keys:
+            if key_id in self._missing:
+                return None
+            raise msgspec.ValidationError(f"the data key {key_id!r} was not loaded to open {type_}")
+        key = self._keys[key_id]
+        if key is None:
+            return None
+        try:
+            raw = base64.b64decode(sealed, validate=True)
+            return key.decrypt(
+                raw[:NONCE_BYTES], raw[NONCE_BYTES:], self._associated(key_id, type_, field)
+            ).decode("utf-8")
+        except (InvalidTag, binascii.Error, ValueError):
+            raise msgspec.ValidationError(f"{type_}.{field} does not open with its key") from None
+
+    async def sealer(self, events: Iterable[e.Event]) -> e.Sealer:
+        """A sealer for these events, their owners' keys made or loaded first."""
+        for owner in {
+            getattr(ev, spec[1])
+            for ev in events
+            if (spec := e.SEALED_FIELDS.get(e.tag(ev))) is not None and getattr(ev, spec[0])
+        }:
+            await self.own(owner)
+        return self.seal
