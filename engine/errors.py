@@ -55,3 +55,12 @@ class GameOverError(IllegalActionError):
 class ChouetteError(IllegalActionError):
     """A chouette action that the line, the seating or the table's policy does not allow now
     (a player not at the table, throws for the line out of turn, advice where none is allowed)."""
+
+
+class TournamentError(IllegalActionError):
+    """A tournament fact or request the rules do not allow now (an entry after the first round,
+    a result for a board that has none to take, a round paired before the last one ended)."""
+
+
+class LedgerError(EngineError):
+    """A night's balances that cannot be settled: not integers, or not summing to zero."""
