@@ -158,6 +158,9 @@ class _Lru(Generic[V]):
         while len(self._items) > self.size:
             self._items.popitem(last=False)
 
+    def clear(self) -> None:
+        self._items.clear()
+
 
 class _Lock:
     __slots__ = ("lock", "users")
@@ -411,7 +414,7 @@ class TableService:
         s = self._states.get(table_id) or TableState()
         new = await self.store.read_stream(table_stream(table_id), after_version=s.version)
         skipped = len(s.skipped)
-        s = fold_stored((decode_recorded(rec) for rec in new), s)
+        s = fold_stored((decode_recorded(rec, self.store.keys) for rec in new), s)
         self.skipped_events += len(s.skipped) - skipped
         if not s.version:
             raise TableNotFoundError(table_id)
@@ -422,6 +425,11 @@ class TableService:
         self._states.put(table_id, s)
         if self.on_state is not None:
             self.on_state(table_id, s)
+
+    def forget_states(self) -> None:
+        """Forget every folded state (an account was erased: the states name its player as
+        they were read; folded again, they read the pseudonym, docs/privacy.md)."""
+        self._states.clear()
 
     def cached(self, table_id: str) -> TableState | None:
         """The table's folded state as this process last saw it, without reading the store."""

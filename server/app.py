@@ -21,6 +21,7 @@ from events.records.audit_scan import AuditCache
 from events.service import TableService
 from events.store.event_store import EventStore
 from events.store.heads import HeadsSigner
+from events.store.personal_keys import KEYS_CHANNEL, PersonalKeys, master_key
 from events.store.seed_store import SeedStore
 from events.store.subscription import LiveFeed
 from server.access import ratelimit
@@ -30,6 +31,7 @@ from server.database import server_database_url
 from server.http import analysis, heads, privacy, routes, streams
 from server.http import records as record_handlers
 from server.http import social as social_handlers
+from server.http.erasure import forget_personal
 from server.http.problems import error_middleware
 from server.keys import (
     ACCOUNTS_POOL,
@@ -94,6 +96,21 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
         queue_events=config.client_queue,
         on_hole=app[METRICS].holes_changed,
     )
+    # What a person typed is sealed in the events under their data key (docs/privacy.md);
+    # the keys a process holds are trusted only while it hears their destructions.
+    keys = PersonalKeys(store.pool, master_key(await asyncio.to_thread(load_seed_key, config)))
+    keys.trusted = lambda: notifier.listening
+    store.keys = keys
+
+    def key_destroyed(account_id: str) -> None:
+        keys.forget(account_id)
+        forget_personal(app)
+
+    def keys_unheard() -> None:
+        keys.clear()
+        forget_personal(app)
+
+    notifier.listen(KEYS_CHANNEL, key_destroyed, keys_unheard)
     accounts = Accounts.from_config(store.pool, config)
     # The sessions a process remembers are forgotten as revocations and account changes are
     # notified (server/access/auth.py), and only remembered while those are heard.

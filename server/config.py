@@ -618,6 +618,18 @@ _SEED = _KeyKind("dice seed key", decode_seed_key, encode_seed_key, new_seed_key
 _SIGNING = _KeyKind("signing key", decode_signing_key, encode_key, new_signing_key)
 
 
+def existing_seed_key(config: Config) -> bytes | None:
+    """The seed key if it is configured or its key file exists (:func:`load_seed_key`), else
+    None: never generated, nothing logged (the command-line tools, which open what a person
+    typed with the server's key when there is one: docs/privacy.md). Blocking (file I/O)."""
+    if config.seed_key is not None:
+        return config.seed_key
+    try:
+        return _read_key(seed_key_path(config), _SEED)
+    except FileNotFoundError:
+        return None
+
+
 def _read_key(path: Path, kind: _KeyKind) -> bytes:
     text = path.read_text(encoding="ascii", errors="replace")
     if path.stat().st_mode & 0o077:

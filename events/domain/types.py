@@ -429,6 +429,14 @@ class ChatPosted(Event, frozen=True, kw_only=True, tag="chat_posted"):
     later box never reads advice given against it. Empty on the table channel: everyone."""
 
 
+class AccountErased(Event, frozen=True, kw_only=True, tag="account_erased"):
+    """An account was erased (docs/privacy.md): its data key is destroyed, so whatever it typed
+    into any event reads as its pseudonym, no table name or ``[erased]`` from now on. In the
+    account's own stream (``account-<id>``); nothing personal in it."""
+
+    account: PlayerId
+
+
 AnyEvent = (
     TableCreated
     | PlayerJoined
@@ -453,6 +461,7 @@ AnyEvent = (
     | LineRotated
     | MatchEnded
     | ChatPosted
+    | AccountErased
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {cls.__struct_config__.tag: cls for cls in AnyEvent.__args__}

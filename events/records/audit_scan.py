@@ -34,12 +34,20 @@ from typing import Any, Final
 
 import asyncpg
 
+from events.domain.types import AccountErased
 from events.records.audit import Failure, StreamAudit, StreamReport, TableReport
 from events.store import audit_reads as reads
 from events.store.chain import ZERO_HASH, stored_hash
-from events.store.errors import translate_errors
+from events.store.errors import CorruptEventError, translate_errors
 from events.store.event_store import EventStore, RecordedEvent
-from events.store.streams import chat_stream, parse_stream, table_stream
+from events.store.personal_keys import UNOPENED
+from events.store.streams import (
+    account_of_stream,
+    chat_stream,
+    decode_recorded,
+    parse_stream,
+    table_stream,
+)
 
 __all__ = [
     "PAGE",
@@ -369,6 +377,9 @@ async def audit_all(store: EventStore, progress: _Progress = None) -> StoreAudit
         async for table_id, streams in _tables(conn):
             if table_id is None:
                 for name in streams:
+                    if account_of_stream(name) is not None:
+                        result.store.extend(await _audit_account(conn, name, commands))
+                        continue
                     n = await reads.count_events(conn, name)
                     result.store.append(
                         {"stream": name, "reason": f"not a table's stream ({n} events)"}
@@ -385,6 +396,36 @@ async def audit_all(store: EventStore, progress: _Progress = None) -> StoreAudit
             for f in failures:
                 result.store.append({"stream": name, "version": f.version, "reason": f.reason})
     return result
+
+
+async def _audit_account(
+    conn: asyncpg.Connection, name: str, commands: dict[str, list[Failure]]
+) -> list[dict[str, Any]]:
+    """An account's stream (docs/privacy.md): its chain, and one ``account_erased`` event for
+    that very account, nothing else. Its failures, as :attr:`StoreAudit.store` lists them."""
+    account = account_of_stream(name)
+    chain = _Chain(name)
+    failures = [
+        {"stream": name, "version": f.version, "reason": f.reason} for f in commands.pop(name, ())
+    ]
+    cursor = await reads.events_after(conn, name, 0)
+    while rows := await cursor.fetch(PAGE):
+        for row in rows:
+            chain.add(row)
+            rec = RecordedEvent(*tuple(row)[:9])
+            try:
+                ev = decode_recorded(rec, UNOPENED)
+            except CorruptEventError as exc:
+                ev, reason = None, str(exc)
+            else:
+                reason = "an account's stream holds its one account_erased event only"
+            if not (rec.version == 1 and isinstance(ev, AccountErased) and ev.account == account):
+                failures.append({"stream": name, "version": rec.version, "reason": reason})
+    heads = await reads.stream_heads(conn, [name])
+    broken = chain.failure(heads[0] if heads else None)
+    if broken is not None:
+        failures.append({"stream": name, "version": broken.version, "reason": broken.reason})
+    return failures
 
 
 async def _tables(conn: asyncpg.Connection) -> AsyncIterator[tuple[str | None, list[str]]]:

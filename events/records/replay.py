@@ -19,15 +19,16 @@ from dataclasses import dataclass, field
 from events.domain import types as e
 from events.domain.decider import evolve_stored
 from events.domain.table import TableState
-from events.store.event_store import EventStore, RecordedEvent
+from events.store.event_store import EventStore, RecordedEvent, RecordKeys
 from events.store.streams import decode_recorded, table_stream
 
 __all__ = ["Replayer", "decode_all", "replayer_for"]
 
 
-def decode_all(records: Sequence[RecordedEvent]) -> list[e.Event]:
-    """Decode a stream's events (a corrupt one raises ``CorruptEventError`` naming it)."""
-    return [decode_recorded(r) for r in records]
+def decode_all(records: Sequence[RecordedEvent], keys: RecordKeys | None = None) -> list[e.Event]:
+    """Decode a stream's events, opening what a person typed with ``keys`` (the store's:
+    docs/privacy.md); a corrupt one raises ``CorruptEventError`` naming it."""
+    return [decode_recorded(r, keys) for r in records]
 
 
 @dataclass(slots=True)
@@ -49,6 +50,10 @@ class Replayer:
         self.every = every
         self.max_tables = max_tables
         self._tables: dict[str, _Snapshots] = {}
+
+    def clear(self) -> None:
+        """Forget every snapshot (an account was erased: they name its player as read)."""
+        self._tables.clear()
 
     def _snapshots(self, table_id: str) -> _Snapshots:
         snaps = self._tables.pop(table_id, None) or _Snapshots()
@@ -80,7 +85,7 @@ class Replayer:
     def _fold(
         self, snaps: _Snapshots, base: TableState, records: Sequence[RecordedEvent]
     ) -> tuple[TableState, e.Event, TableState]:
-        events = decode_all(records)
+        events = decode_all(records, self.store.keys)
         state = base
         before = base
         for ev in events:

@@ -26,7 +26,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Final, TypeAlias, TypeVar
+from typing import Any, Final, Protocol, TypeAlias, TypeVar
 
 import asyncpg
 import msgspec
@@ -45,6 +45,7 @@ __all__ = [
     "AppendResult",
     "EventStore",
     "NewEvent",
+    "RecordKeys",
     "RecordedEvent",
     "decode",
     "stable_partition",
@@ -87,6 +88,22 @@ class RecordedEvent(msgspec.Struct, frozen=True, gc=False):
     :meth:`~EventStore.read_log` read it: the stream's chain head at ``version``. None in an
     append's outcome (:class:`AppendResult`, :meth:`EventStore.command_outcome`): the append
     function does not return it, and a retry's outcome is exactly the first one's."""
+
+
+class RecordKeys(Protocol):
+    """What opens the personal data sealed in events (:mod:`events.store.personal_keys`): the
+    store tells it of every batch it reads, before anyone decodes one, so that the keys those
+    events need are at hand."""
+
+    async def ensure(self, records: Sequence[RecordedEvent]) -> None: ...
+
+    def open(self, key_id: str, sealed: str, type_: str, field: str) -> str | None: ...
+
+    async def sealer(
+        self, events: Sequence[Any]
+    ) -> Callable[[str, str, str, str], dict[str, str]]: ...
+
+    def plain(self, rec: RecordedEvent) -> bytes: ...
 
 
 class AppendResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -432,6 +449,10 @@ class EventStore:
         # Streams found in a partition other than the one computed for them (created while
         # `partitions` was different, or placed explicitly).
         self._placed: dict[str, int] = {}
+        self.keys: RecordKeys | None = None
+        """The personal data keys (docs/privacy.md): told of what each read returns; appends
+        through :func:`events.store.streams.append_events` seal with them. None: nothing is
+        sealed, and a sealed event read does not decode."""
 
     @classmethod
     async def connect(
@@ -621,13 +642,19 @@ class EventStore:
             events=recorded,
         )
 
+    async def _read(self, rows: Sequence[asyncpg.Record]) -> list[RecordedEvent]:
+        records = [RecordedEvent(*r) for r in rows]
+        if self.keys is not None and records:
+            await self.keys.ensure(records)
+        return records
+
     async def read_stream(
         self, stream_id: str, after_version: int = 0, *, limit: int | None = None
     ) -> list[RecordedEvent]:
         """A stream's events with a version above ``after_version``, in order."""
         with translate_errors():
             rows = await self._pool.fetch(_READ_STREAM, stream_id, after_version, limit)
-        return [RecordedEvent(*r) for r in rows]
+        return await self._read(rows)
 
     async def read_types_before(
         self, stream_id: str, before_version: int, types: Sequence[str], limit: int
@@ -638,7 +665,7 @@ class EventStore:
             rows = await self._pool.fetch(
                 _READ_TYPES_BEFORE, stream_id, before_version, list(types), limit
             )
-        return [RecordedEvent(*r) for r in rows]
+        return await self._read(rows)
 
     async def read_log(
         self, partition: int, after_position: int = 0, limit: int = 1000
@@ -650,7 +677,7 @@ class EventStore:
         """
         with translate_errors():
             rows = await self._pool.fetch(_READ_LOG, partition, after_position, limit)
-        return [RecordedEvent(*r) for r in rows]
+        return await self._read(rows)
 
     async def partition_heads(self) -> dict[int, int]:
         """The last position of each partition that has any event."""

@@ -23,8 +23,8 @@ import binascii
 import re
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
-from typing import Final
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final
 
 import asyncpg
 import msgspec
@@ -34,14 +34,16 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from events.domain import types as e
-from events.store.errors import StoreError, translate_errors
+from events.store.errors import CorruptEventError, StoreError, translate_errors
 from events.store.event_store import RecordedEvent
 
 __all__ = [
     "KEYS_CHANNEL",
+    "UNOPENED",
     "AccountErasedError",
     "PersonalKeyError",
     "PersonalKeys",
+    "Unopened",
     "master_key",
 ]
 
@@ -102,6 +104,10 @@ class PersonalKeys:
         self._missing: set[str] = set()
         """Key ids read and not found (values sealed under them open as erased, and are read
         again each time: a copy of the log without its keys, say)."""
+        self._plain: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+        """The opened payloads of the sealed events sent to clients lately (:meth:`plain`),
+        so that a chat message is opened once, not once per socket; emptied whenever a key is
+        destroyed."""
         self.trusted: Callable[[], bool] = lambda: True
         """Whether the keys held may be used without asking the database again (the server:
         while its LISTEN connection hears :data:`KEYS_CHANNEL`)."""
@@ -158,7 +164,7 @@ class PersonalKeys:
             raise AccountErasedError(account_id)
         return opened
 
-    async def ensure(self, records: Iterable[RecordedEvent]) -> None:
+    async def ensure(self, records: Sequence[RecordedEvent]) -> None:
         """Load the keys these records' sealed values need (one query, for those not held, or
         for all while :attr:`trusted` is False), so that :meth:`open` can open them."""
         ids: set[str] = set()
@@ -216,11 +222,13 @@ class PersonalKeys:
     def forget(self, account_id: str) -> None:
         """The key of ``account_id`` was destroyed (here, or notified from elsewhere)."""
         self._hold(account_id, None)
+        self._plain.clear()
 
     def clear(self) -> None:
         """Forget every key held (the notifications were not heard for a while)."""
         self._keys.clear()
         self._missing.clear()
+        self._plain.clear()
 
     # -- values ----------------------------------------------------------------------------
 
@@ -261,7 +269,7 @@ class PersonalKeys:
         except (InvalidTag, binascii.Error, ValueError):
             raise msgspec.ValidationError(f"{type_}.{field} does not open with its key") from None
 
-    async def sealer(self, events: Iterable[e.Event]) -> e.Sealer:
+    async def sealer(self, events: Sequence[Any]) -> e.Sealer:
         """A sealer for these events, their owners' keys made or loaded first."""
         for owner in {
             getattr(ev, spec[1])
@@ -270,3 +278,52 @@ class PersonalKeys:
         }:
             await self.own(owner)
         return self.seal
+
+    PLAIN_KEPT: Final = 4096
+    """How many opened payloads :meth:`plain` keeps."""
+
+    def plain(self, rec: RecordedEvent) -> bytes:
+        """The payload to send a client for ``rec``: as stored, or with its sealed field opened
+        (the keys it needs loaded: :meth:`ensure`). The chain hash sent with it is the stored
+        bytes', which an auditor checks over the log (``GET /log``), ciphertext and all.
+
+        :raises CorruptEventError: the sealed value does not open.
+        """
+        if not e.is_sealed(rec.type, rec.data):
+            return rec.data
+        key = (rec.stream_id, rec.version)
+        held = self._plain.get(key)
+        if held is not None:
+            return held
+        try:
+            opened = e.encode(e.decode(rec.type, rec.schema_version, rec.data, self.open))
+        except (msgspec.DecodeError, KeyError, TypeError) as exc:
+            raise CorruptEventError(rec.stream_id, rec.version, str(exc)) from exc
+        self._plain[key] = opened
+        if len(self._plain) > self.PLAIN_KEPT:
+            self._plain.popitem(last=False)
+        return opened
+
+
+class Unopened:
+    """Keys for a reader without the master key (an auditor with a copy of the database): every
+    sealed value reads as :data:`SEALED_TEXT`. The rules never depend on what a person typed,
+    so the audit checks every event all the same."""
+
+    SEALED_TEXT: Final = "[sealed]"
+
+    async def ensure(self, records: Sequence[RecordedEvent]) -> None:
+        return None
+
+    def open(self, key_id: str, sealed: str, type_: str, field: str) -> str | None:
+        return self.SEALED_TEXT
+
+    async def sealer(self, events: Sequence[Any]) -> e.Sealer:
+        raise StoreError("nothing can be sealed without the master key")
+
+    def plain(self, rec: RecordedEvent) -> bytes:
+        return rec.data
+
+
+UNOPENED: Final = Unopened()
+"""The keys of a reader without them (the audit)."""

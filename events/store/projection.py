@@ -38,7 +38,7 @@ from events.store.errors import (
     StoreError,
     translate_errors,
 )
-from events.store.event_store import EventStore, RecordedEvent
+from events.store.event_store import EventStore, RecordedEvent, RecordKeys
 from events.store.subscription import LiveFeed
 
 __all__ = ["Projector", "SkippedEvent", "skipped_events"]
@@ -135,6 +135,9 @@ class Projector(abc.ABC):
         """Seconds :meth:`run` waits after each batch (set by the server:
         ``CHOUETTE_PROJECTION_LINGER``)."""
         self._ensured = False
+        self.keys: RecordKeys | None = None
+        """The store's personal data keys (docs/privacy.md), to decode with: set from the
+        store each batch is applied for."""
 
     async def setup(self, connection: asyncpg.Connection) -> None:  # noqa: B027 (optional hook)
         """Create the read model's tables if need be. Called by :meth:`prepare`."""
@@ -177,6 +180,7 @@ class Projector(abc.ABC):
             checkpoint.
         """
         skipped: list[SkippedEvent] = []
+        self.keys = store.keys
         with translate_errors():
             async with store.pool.acquire() as conn:
                 try:

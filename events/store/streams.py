@@ -25,13 +25,17 @@ from events.domain import types as e
 from events.domain.decider import fold
 from events.domain.rules_check import check_steps
 from events.store.errors import CorruptEventError
-from events.store.event_store import AppendResult, EventStore, NewEvent, RecordedEvent
+from events.store.event_store import AppendResult, EventStore, NewEvent, RecordedEvent, RecordKeys
+from events.store.personal_keys import UNOPENED
 
 __all__ = [
+    "ACCOUNT_PREFIX",
     "CHAT_PREFIX",
     "TABLE_PREFIX",
     "StreamKind",
     "StreamName",
+    "account_of_stream",
+    "account_stream",
     "append_events",
     "append_steps",
     "chat_stream",
@@ -47,6 +51,8 @@ TABLE_PREFIX: Final = "table-"
 """The prefix of a table's play stream."""
 CHAT_PREFIX: Final = "chat-"
 """The prefix of a table's chat stream."""
+ACCOUNT_PREFIX: Final = "account-"
+"""The prefix of an account's stream: its erasure, if it was erased (docs/privacy.md)."""
 
 
 class StreamName(NamedTuple):
@@ -74,6 +80,24 @@ def chat_stream(table_id: str) -> str:
     return CHAT_PREFIX + table_id
 
 
+def account_stream(account_id: str) -> str:
+    """The stream of what happened to an account (its erasure).
+
+    >>> account_stream("u_1")
+    'account-u_1'
+    """
+    return ACCOUNT_PREFIX + account_id
+
+
+def account_of_stream(stream_id: str) -> str | None:
+    """The account whose stream ``stream_id`` is, or None for another stream.
+
+    >>> account_of_stream("account-u_1"), account_of_stream("table-1")
+    ('u_1', None)
+    """
+    return stream_id.removeprefix(ACCOUNT_PREFIX) if stream_id.startswith(ACCOUNT_PREFIX) else None
+
+
 def parse_stream(stream_id: str) -> StreamName | None:
     """Which table stream ``stream_id`` names, or None for a stream that is not a table's.
 
@@ -89,18 +113,24 @@ def parse_stream(stream_id: str) -> StreamName | None:
     return None
 
 
-def decode_recorded(rec: RecordedEvent) -> e.Event:
-    """Decode a stored event (upcasting an old payload); a payload that does not decode is a
+def decode_recorded(rec: RecordedEvent, keys: RecordKeys | None = None) -> e.Event:
+    """Decode a stored event (upcasting an old payload, opening its personal field with
+    ``keys``, the store's: docs/privacy.md; without keys a sealed field reads as
+    ``[sealed]``, which the rules never look at); a payload that does not decode is a
     :class:`~events.store.errors.CorruptEventError` naming stream and version, never a crash."""
     try:
-        return e.decode(rec.type, rec.schema_version, rec.data)
+        return e.decode(rec.type, rec.schema_version, rec.data, (keys or UNOPENED).open)
     except (msgspec.DecodeError, KeyError, TypeError) as exc:
         raise CorruptEventError(rec.stream_id, rec.version, str(exc) or repr(exc)) from exc
 
 
-def new_event(event: e.Event) -> NewEvent:
-    """What the store appends for ``event``: its tag, its schema version and its bytes."""
-    return NewEvent(type=e.tag(event), data=e.encode(event), schema_version=event.schema_version)
+def new_event(event: e.Event, sealer: e.Sealer | None = None) -> NewEvent:
+    """What the store appends for ``event``: its tag, its schema version and its bytes (its
+    personal field sealed by ``sealer``, when given, before the bytes are hashed into the
+    chain)."""
+    return NewEvent(
+        type=e.tag(event), data=e.encode(event, sealer), schema_version=event.schema_version
+    )
 
 
 async def append_events(
@@ -112,14 +142,18 @@ async def append_events(
     command_id: uuid.UUID,
     actor: str | None = None,
     digest: bytes | None = None,
+    seal: bool = True,
 ) -> AppendResult:
     """Append the events one command decided, atomically, as the store's
     :meth:`~events.store.event_store.EventStore.append` does (same errors, same retry by command
     id, and
-    by the same ``actor`` with the same command ``digest`` only)."""
+    by the same ``actor`` with the same command ``digest`` only). What a person typed is sealed
+    under their data key when the store has keys (:attr:`EventStore.keys`) and ``seal``."""
+    events = list(events)
+    sealer = None if store.keys is None or not seal else await store.keys.sealer(events)
     return await store.append(
         stream_id,
-        [new_event(ev) for ev in events],
+        [new_event(ev, sealer) for ev in events],
         expected_version=expected_version,
         command_id=command_id,
         actor=actor,
@@ -148,14 +182,16 @@ async def append_steps(
     stream = table_stream(table_id)
     state = None
     if after:
-        state = fold(decode_recorded(r) for r in await store.read_stream(stream))
+        state = fold(decode_recorded(r, store.keys) for r in await store.read_stream(stream))
     check_steps(table_id, steps, state)
     version = after
     for events in steps:
         if not events:
             continue
+        # Not sealed: the names of an imported file or a simulation are nobody's account
+        # (their ids carry them already: ``mat:<name>``).
         result = await append_events(
-            store, stream, events, expected_version=version, command_id=uuid.uuid4()
+            store, stream, events, expected_version=version, command_id=uuid.uuid4(), seal=False
         )
         version = result.last_version
         if progress is not None:

@@ -328,6 +328,14 @@ class Accounts:
         )
         return account, token
 
+    async def check_password(self, account: Account, password: str) -> bool:
+        """Whether ``password`` is the registered ``account``'s (erasing it asks: docs/privacy.md);
+        False for a guest, who has none. Off the loop, as a login's check."""
+        found = await accounts.password_of(self.pool, account.username)
+        stored = None if found is None or found[0].account_id != account.account_id else found[1]
+        matched, _ = await self._off_loop(self._verify, stored, password)
+        return matched and stored is not None
+
     async def session(self, token: str) -> Session:
         """The account a bearer token belongs to.
 

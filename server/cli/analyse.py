@@ -83,7 +83,7 @@ async def analyse(args: argparse.Namespace, store: EventStore) -> int:
     if not records:
         print(f"no table {args.table!r}", file=sys.stderr)
         return 1
-    events = decode_all(records)
+    events = decode_all(records, store.keys)
     events = events[: max(finished_upto(events), 1)]
     bar = Progress(units_of(events), "analyse", unit="records")
     # GNU Backgammon's module works in this process (a command runs one analysis), in its main

@@ -49,12 +49,13 @@ from events.store.heads import (
     parse_heads,
     verify_heads,
 )
+from events.store.personal_keys import UNOPENED, PersonalKeys, master_key
 from events.store.streams import append_steps, chat_stream, table_stream
 from server.app import create_app
 from server.cli import analyse as cli_analyse
 from server.cli.progress import Progress
 from server.cli.project import add_project_command, run_project
-from server.config import Config, ConfigError, load_signing_key, signing_key_path
+from server.config import Config, ConfigError, existing_seed_key, load_signing_key, signing_key_path
 from server.database import migrate_as_owner, server_database_url
 from server.keys import CONFIG
 from server.live.loop_watch import LOOP_WATCH
@@ -325,6 +326,10 @@ async def _with_store(
     # As the server's role, like the server: the record tools read and append, nothing more.
     url = await server_database_url(config, refuse_superuser=False)
     store = await EventStore.connect(url, min_size=1, max_size=4)
+    # What a person typed opens with the server's keys (docs/privacy.md); the tools hold no
+    # key long enough to miss a destruction.
+    seed_key = await asyncio.to_thread(existing_seed_key, config)
+    store.keys = UNOPENED if seed_key is None else PersonalKeys(store.pool, master_key(seed_key))
     try:
         status: int = await command(args, store)
         return status
@@ -487,7 +492,7 @@ async def _replay(args: argparse.Namespace, store: EventStore) -> int:
     if not records:
         print(f"no table {args.table!r}", file=sys.stderr)
         return 1
-    events = decode_all(records)
+    events = decode_all(records, store.keys)
     if args.at is not None:
         if not 1 <= args.at <= len(events):
             print(f"--at must be 1 to {len(events)}", file=sys.stderr)
@@ -504,7 +509,7 @@ async def _export(args: argparse.Namespace, store: EventStore) -> int:
     if not records:
         print(f"no table {args.table!r}", file=sys.stderr)
         return 1
-    events = decode_all(records)
+    events = decode_all(records, store.keys)
     chouette = isinstance(events[0], e.TableCreated) and events[0].kind == "chouette"
     if chouette and args.format == "mat" and not args.member:
         if not args.output:

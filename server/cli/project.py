@@ -12,8 +12,9 @@ from collections.abc import Callable
 
 from events.store.errors import StoreError
 from events.store.event_store import EventStore
+from events.store.personal_keys import PersonalKeys, master_key
 from server.cli.progress import Progress
-from server.config import Config
+from server.config import Config, load_seed_key
 from server.database import owner_database_url
 from server.readmodels.lobby import LobbyProjector
 from server.readmodels.profiles import ProfilesProjector
@@ -51,6 +52,9 @@ async def _rebuild_all(config: Config, names: list[str], batch_size: int) -> int
     url = await owner_database_url(config)
     # Three connections: the rebuild's lock, the swap's transaction and its reads of the log.
     store = await EventStore.connect(url, partitions=config.partitions, min_size=1, max_size=3)
+    # The read models name players as the events do, opened with the server's own keys.
+    seed_key = await asyncio.to_thread(load_seed_key, config)
+    store.keys = PersonalKeys(store.pool, master_key(seed_key))
     try:
         for name in names:
             total = sum((await store.partition_heads()).values())

@@ -119,7 +119,7 @@ class Analyses:
         records = await self.store.read_stream(table_stream(table_id))
         if not records:
             raise not_found(f"no table {table_id!r}")
-        events = await asyncio.to_thread(decode_all, records)
+        events = await asyncio.to_thread(decode_all, records, self.store.keys)
         upto = finished_upto(events)
         if not upto:
             # Not an analysis of nothing: the client is told there is nothing yet to analyse.

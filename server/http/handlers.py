@@ -210,12 +210,15 @@ async def create_table(request: web.Request) -> web.Response:
         outcome = await tables.execute(table_id, account.account_id, command, command_id)
     # The command just folded its events into the cache; a retried create reads the store.
     state = tables.cached(table_id) or await tables.state(table_id)
+    keys = tables.store.keys
+    if keys is not None:
+        await keys.ensure(outcome.events)
     return json_response(
         {
             "id": table_id,
             "duplicate": outcome.duplicate,
             "table": table_view(state, account.account_id, request.app[TABLES].now()),
-            "events": [message(r, "table") for r in outcome.events],
+            "events": [message(r, "table", keys=keys) for r in outcome.events],
         },
         200 if outcome.duplicate else 201,
     )
@@ -294,13 +297,16 @@ async def run_command(
     name = parse_stream(outcome.stream)
     assert name is not None, outcome.stream  # the service appends to a table's streams only
     stream = name.kind
+    keys = tables.store.keys
+    if keys is not None:
+        await keys.ensure(outcome.events)
     return CommandResult(
         command_id=outcome.command_id,
         duplicate=outcome.duplicate,
         stream=stream,
         first_version=outcome.first_version,
         last_version=outcome.last_version,
-        events=[message(r, stream) for r in outcome.events],
+        events=[message(r, stream, keys=keys) for r in outcome.events],
     )
 
 

@@ -54,7 +54,7 @@ async def history_page(
             break
         for rec in page:  # newest first
             cursor = rec.version
-            event = decode_recorded(rec)
+            event = decode_recorded(rec, store.keys)
             if isinstance(event, e.GameEnded):
                 if before is None or event.game < before:
                     ended[event.game] = event

@@ -21,7 +21,7 @@ from events.records.audit_scan import AuditCache
 from events.records.gamelog import chouette_log
 from events.records.mat_export import export_mat, file_name, member_record
 from events.records.replay import decode_all, replayer_for
-from events.store.event_store import RecordedEvent
+from events.store.event_store import RecordedEvent, RecordKeys
 from events.store.streams import table_stream
 from server.access import ratelimit
 from server.http.common import current_account, json_response, query_int, table_id_of
@@ -77,7 +77,7 @@ async def handle_export_mat(request: web.Request) -> web.Response:
     if not records:
         raise not_found(f"no table {table_id!r}")
     text, name = await asyncio.to_thread(
-        _export_text, records, table_id, request.query.get("member")
+        _export_text, records, table_id, request.query.get("member"), store.keys
     )
     return web.Response(
         text=text,
@@ -88,10 +88,13 @@ async def handle_export_mat(request: web.Request) -> web.Response:
 
 
 def _export_text(
-    records: Sequence[RecordedEvent], table_id: str, member: str | None
+    records: Sequence[RecordedEvent],
+    table_id: str,
+    member: str | None,
+    keys: RecordKeys | None = None,
 ) -> tuple[str, str]:
     """The ``.mat`` text and file name (off the event loop: it folds the whole table)."""
-    events = decode_all(records)
+    events = decode_all(records, keys)
     name = table_stream(table_id)
     if events[0].kind == "chouette":  # type: ignore[attr-defined]
         members = list(dict.fromkeys(m for g in chouette_log(events).games for m in g.members))

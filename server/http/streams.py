@@ -40,7 +40,7 @@ from events.domain.table import TableState
 from events.domain.types import ChatPosted
 from events.service import Arrival
 from events.store.errors import StoreError, StoreUnavailableError
-from events.store.event_store import RecordedEvent
+from events.store.event_store import RecordedEvent, RecordKeys
 from events.store.streams import chat_stream, decode_recorded, table_stream
 from events.store.subscription import LiveFeed
 from server.access import auth, ratelimit
@@ -96,6 +96,11 @@ class ThrowMessages:
         ] = collections.OrderedDict()
         self._encoded: collections.OrderedDict[tuple[str, int], bytes] = collections.OrderedDict()
 
+    def clear(self) -> None:
+        """Forget every message made (an account was erased: they may name its player)."""
+        self._items.clear()
+        self._encoded.clear()
+
     def encoded(self, rec: RecordedEvent) -> bytes | None:
         """The table stream's message for ``rec`` if it was made already (no ``await``)."""
         return self._encoded.get((rec.stream_id, rec.version))
@@ -107,7 +112,7 @@ class ThrowMessages:
         out = self._encoded.get(key)
         if out is not None:
             return out
-        msg = wire.message(rec, "table", True, chain=True)
+        msg = wire.message(rec, "table", True, chain=True, keys=app[TABLES].store.keys)
         if rec.type in THROWS:
             msg.m = await self.get(app, table_id, rec)
         out = wire.encode(msg)
@@ -150,7 +155,7 @@ class ThrowMessages:
                 return None
         if state.version != rec.version:
             return None
-        event = decode_recorded(rec)
+        event = decode_recorded(rec, tables.store.keys)
         thrower = getattr(event, "player", "")
         dice = getattr(event, "dice", (0, 0))
         view = throw_view(state, rec.type, thrower, tuple(dice), tables.now())
@@ -168,12 +173,13 @@ async def _stream_message(
         throws = app.get(THROW_MESSAGES)
         if throws is not None:
             return await throws.message(app, table_id, rec)
-    visible = name != "chat" or _readable(rec, viewer)
-    return wire.encode(wire.message(rec, name, visible, chain=True))
+    keys = app[TABLES].store.keys
+    visible = name != "chat" or _readable(rec, viewer, keys)
+    return wire.encode(wire.message(rec, name, visible, chain=True, keys=keys))
 
 
-def _readable(rec: RecordedEvent, viewer: str | None) -> bool:
-    event = decode_recorded(rec)
+def _readable(rec: RecordedEvent, viewer: str | None, keys: RecordKeys | None) -> bool:
+    event = decode_recorded(rec, keys)
     if isinstance(event, ChatPosted) and event.channel == "team":
         # Who may read team advice was fixed when it was posted (the team of that game).
         return viewer is not None and viewer in event.audience

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from events.store.event_store import RecordedEvent
+from events.store.event_store import RecordedEvent, RecordKeys
 
 __all__ = ["EventMessage", "encode", "error", "message", "result", "resync"]
 
@@ -52,10 +52,18 @@ class EventMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 def message(
-    rec: RecordedEvent, stream: str, visible: bool = True, *, chain: bool = False
+    rec: RecordedEvent,
+    stream: str,
+    visible: bool = True,
+    *,
+    chain: bool = False,
+    keys: RecordKeys | None = None,
 ) -> EventMessage:
     """An event for a client; with its chain hash when ``chain`` (the streams). A command's
-    result goes without: its first answer is not read back, and a retry's must be the same."""
+    result goes without: its first answer is not read back, and a retry's must be the same.
+    What a person typed is sent opened with ``keys`` (the store's: docs/privacy.md), or as the
+    pseudonym once its key is destroyed; the hash is the stored bytes' (``GET /log`` has those,
+    for auditors)."""
     if not visible:
         # Not even the hash: with the previous one, it would let a short hidden message be
         # guessed.
@@ -64,7 +72,7 @@ def message(
         v=rec.version,
         s=stream,
         t=rec.type,
-        d=msgspec.Raw(rec.data),
+        d=msgspec.Raw(rec.data if keys is None else keys.plain(rec)),
         h=rec.hash.hex() if chain and rec.hash is not None else None,
     )
 

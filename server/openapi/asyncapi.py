@@ -68,6 +68,8 @@ EVENT_SUMMARIES: dict[str, str] = {
     "line_rotated": "Chouette: the line after a game (box first, then the captain...).",
     "match_ended": "The match is over.",
     "chat_posted": "A chat message (on the chat stream only).",
+    "account_erased": "An account was erased (docs/privacy.md): on no table's stream, only in"
+    " the account's own stream of the log (GET /log, for auditors).",
 }
 """What each event type means, by its tag: one line each, for the document's messages. Every tag
 of the event union must be here (the test fails on an event type added without one)."""
@@ -251,7 +253,7 @@ _HEADERS = {
     },
 }
 
-TABLE_EVENTS = [t for t in EVENT_TYPES if t != "chat_posted"]
+TABLE_EVENTS = [t for t in EVENT_TYPES if t not in ("chat_posted", "account_erased")]
 SOCKET_CONTROLS = ["resync", "presence"]
 REPLIES = ["result", "error"]
 

@@ -12,6 +12,7 @@ __all__ = [
     "CAT",
     "COMMAND_EXAMPLES",
     "CREATE_EXAMPLES",
+    "ERASE_EXAMPLES",
     "GUEST_EXAMPLES",
     "KEEP_GUEST_EXAMPLES",
     "LOGIN_EXAMPLES",
@@ -178,6 +179,15 @@ LOGIN_EXAMPLES = {
     "login": _example("Log in", {"username": "ann", "password": "correct horse battery"})
 }
 GUEST_EXAMPLES = {"guest": _example("A guest called Cat", {"display_name": "Cat"})}
+ERASE_EXAMPLES = {
+    "registered": _example(
+        "Bob erases his account",
+        {"password": "correct horse battery"},
+        "From now on Bob's name and chat read as `former player 6a1c` and `[erased]`.",
+    ),
+    "guest": _example("A guest erases itself (with a fresh token)", {}),
+}
+
 KEEP_GUEST_EXAMPLES = {
     "keep": _example(
         "Cat keeps her guest account",

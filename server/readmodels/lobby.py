@@ -56,7 +56,7 @@ class LobbyProjector(ReadModel):
         # columns cannot hold asyncpg.DataError (when written): the projector skips and
         # records it.
         decoded = [
-            (table_id, rec.version, decode_recorded(rec))
+            (table_id, rec.version, decode_recorded(rec, self.keys))
             for table_id, rec in self.table_records(events)
         ]
         if not decoded:

@@ -108,7 +108,10 @@ class ProfilesProjector(ReadModel):
     )
 
     async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
-        decoded = [(table_id, decode_recorded(rec)) for table_id, rec in self.table_records(events)]
+        decoded = [
+            (table_id, decode_recorded(rec, self.keys))
+            for table_id, rec in self.table_records(events)
+        ]
         if not decoded:
             return
         batch = _Batch()

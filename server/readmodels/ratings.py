@@ -47,7 +47,7 @@ class RatingsProjector(ReadModel):
         table_id = name.table_id
         if table_id in self._unrated:
             return
-        event = decode_recorded(rec)
+        event = decode_recorded(rec, self.keys)
         match event:
             case e.TableCreated(kind=kind, options=o):
                 if not (kind == "match" and o.rated and o.match_length > 0):

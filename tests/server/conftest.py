@@ -49,6 +49,8 @@ SEED = 20261129
 """The dice seed of the in-process tests (:class:`SeededDice`)."""
 
 SIGNING_KEY = bytes(range(32))
+SEED_KEY = bytes(range(2, 34))
+"""The tests' seed key, and so their master key of the personal data keys (docs/privacy.md)."""
 """The key that signs the chain heads of the in-process tests."""
 
 PROBLEM = "application/problem+json"
@@ -590,6 +592,7 @@ def make_config(db_url: str, **overrides: Any) -> Config:
         "bot_pace": 0.0,
         # Configured, so that no key file is written where the tests run.
         "signing_key": SIGNING_KEY,
+        "seed_key": SEED_KEY,
     }
     values.update(overrides)
     return Config(**values)

@@ -3,6 +3,7 @@ as an account), stream tickets and ``GET /me``. Part of the one route table (:mo
 
 from __future__ import annotations
 
+from server.http import erasure
 from server.http import handlers as h
 from server.http.common import (
     GuestRequest,
@@ -183,6 +184,58 @@ ROUTES: tuple[Route, ...] = (
             {
                 200: answer("The account", Me),
                 401: problem(NO_TOKEN),
+                503: problem(UNAVAILABLE),
+            },
+            security=BEARER,
+        ),
+    ),
+    Route(
+        "DELETE",
+        "/me",
+        erasure.erase_me,
+        op(
+            "Accounts",
+            "Erase the caller's account",
+            "Erases the account for good (docs/privacy.md): a registered account sends its"
+            " password; a guest, who has none, a token issued in the last 15 minutes (else"
+            " `fresh-login-required`: keep the guest with `POST /me/account`, then erase it with"
+            " the password). Every token of the account is revoked and its streams stop; it"
+            " leaves every unfinished table as `leave` does (in mid-game a forfeit, docs/rules.md"
+            " §10); its data key is destroyed, so that its display name, its chat and the names"
+            " of its tables, sealed under that key in the events, read from now on as its"
+            " pseudonym (`former player 7f3a`), `[erased]` and no name, everywhere and in every"
+            " server; an `account_erased` event (no personal data in it) records the erasure;"
+            " the lobby, profiles, leaderboards and invitations name it by the pseudonym. The"
+            " log is not changed: the audit, the chain heads, the replays and the ratings stay"
+            " as they were. Rate-limited as logging in is.",
+            {
+                204: answer("Erased"),
+                400: problem(BAD_BODY),
+                401: problem(f"{NO_TOKEN}, or a wrong password (`unauthorized`)"),
+                403: problem("A guest's token older than 15 minutes (`fresh-login-required`)"),
+                413: problem(TOO_LARGE),
+                429: too_many(),
+                503: problem(UNAVAILABLE),
+            },
+            body={"required": False, **json_body(erasure.EraseRequest, x.ERASE_EXAMPLES)},
+            security=BEARER,
+        ),
+    ),
+    Route(
+        "GET",
+        "/me/export",
+        erasure.export_me,
+        op(
+            "Accounts",
+            "Everything the server keeps of the caller",
+            "One JSON document of the caller's own data, decrypted (docs/privacy.md): the"
+            " account, the profile and rating, every table they created or played at (as the"
+            " lobby has it), their games' results, and every chat message they wrote, on either"
+            " channel.",
+            {
+                200: answer("The caller's data", erasure.PersonalExport),
+                401: problem(NO_TOKEN),
+                429: too_many(),
                 503: problem(UNAVAILABLE),
             },
             security=BEARER,

@@ -45,7 +45,7 @@ async def test_a_matchs_analysis_is_the_read_models_kept_and_never_logged(fair: 
     assert r.status == 200, r.body
     doc: dict[str, Any] = dict(r.body)
     # Exactly what the pure read model makes of the table's events.
-    events = decode_all(before)
+    events = decode_all(before, store.keys)
     expected = msgspec.json.decode(
         msgspec.json.encode(analyse_table(events[: finished_upto(events)], 0))
     )

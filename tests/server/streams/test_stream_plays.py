@@ -58,7 +58,7 @@ async def _costs_before(api: Api, table: str, version: int) -> dict[str | None, 
     (the table's events up to it folded here), and nobody else (``None``)."""
     tables = api.app[TABLES]  # type: ignore[index]
     stored = await tables.store.read_stream(table_stream(table), 0, limit=version - 1)
-    state = fold_stored(decode_recorded(rec) for rec in stored)
+    state = fold_stored(decode_recorded(rec, tables.store.keys) for rec in stored)
     assert state.version == version - 1
     costs: dict[str | None, Any] = {None: None}
     for player in (*state.players, state.created_by):

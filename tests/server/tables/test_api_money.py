@@ -123,7 +123,7 @@ async def test_a_whole_money_game_over_websockets(api: Api, client: TestClient) 
     # The server's cached state (a derived snapshot) equals a fresh fold of the stored events.
     tables = api.app[TABLES]  # type: ignore[index]
     stored = await tables.store.read_stream(table_stream(table))
-    assert tables.cached(table) == fold(decode_recorded(r) for r in stored)
+    assert tables.cached(table) == fold(decode_recorded(r, tables.store.keys) for r in stored)
 
     for ws in (wa, wb, spectator):
         await ws.close()
