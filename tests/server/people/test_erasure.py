@@ -19,6 +19,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import asyncpg
 import msgspec
 import pytest
@@ -33,7 +34,7 @@ from server.http.social import READ_MODELS
 from server.keys import LOBBY, TABLES
 from server.readmodels.ratings import RatingsProjector
 from server.readmodels.rebuild import rebuild
-from tests.server.conftest import SEED_KEY, SIGNING_KEY, Api, User, connect
+from tests.server.conftest import SEED_KEY, SIGNING_KEY, Api, ServeProcess, User, connect
 
 NAME = "Zephyrine Quillfeather"
 USERNAME = "zephyrine"
@@ -373,3 +374,38 @@ async def test_hostile_erasures_change_nothing(
         await admin.fetchval("SELECT erased_at FROM accounts WHERE account_id = $1", ann.account_id)
         is None
     )
+
+
+async def test_a_server_process_started_before_forgets_at_once(
+    api: Api, db_url: str, tmp_path: Path
+) -> None:
+    """Another server process, which read the name (its cache, its key), shows the pseudonym
+    within a second of the erasure: it heard the key's destruction."""
+    ann = await _register(api, USERNAME, NAME)
+    bob = await api.register()
+    table = await api.create_table(ann)
+    await api.ok(ann, table, "join")
+    await api.ok(bob, table, "join")
+    await api.ok(ann, table, "chat", text=CHAT[0])
+    other = ServeProcess(
+        db_url, tmp_path / "serve.log", env={"CHOUETTE_SEED_KEY": encode_seed_key(SEED_KEY)}
+    )
+    await other.start()
+    try:
+        async with aiohttp.ClientSession(other.url) as http:
+            replay = f"/tables/{table}/replay?at=2"  # her joining, in that process's fold
+            async with http.get(replay, headers=bob.headers) as r:
+                assert NAME in await r.text()
+            gone = await api.request("DELETE", "/me", user=ann, json={"password": "correct horse"})
+            assert gone.status == 204
+            async with asyncio.timeout(1):
+                while True:
+                    async with http.get(replay, headers=bob.headers) as r:
+                        text = await r.text()
+                    if NAME not in text:
+                        break
+                    await asyncio.sleep(0.02)
+            assert pseudonym(ann) in text
+    finally:
+        other.stop()
+    assert _found((tmp_path / "serve.log").read_text()) == []
