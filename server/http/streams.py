@@ -37,10 +37,9 @@ import msgspec
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from events.domain.table import TableState
-from events.domain.types import ChatPosted
 from events.service import Arrival
-from events.store.errors import StoreError, StoreUnavailableError
-from events.store.event_store import RecordedEvent, RecordKeys
+from events.store.errors import CorruptEventError, StoreError, StoreUnavailableError
+from events.store.event_store import RecordedEvent
 from events.store.streams import chat_stream, decode_recorded, table_stream
 from events.store.subscription import LiveFeed
 from server.access import auth, ratelimit
@@ -174,15 +173,30 @@ async def _stream_message(
         if throws is not None:
             return await throws.message(app, table_id, rec)
     keys = app[TABLES].store.keys
-    visible = name != "chat" or _readable(rec, viewer, keys)
+    visible = name != "chat" or readable(rec, viewer)
     return wire.encode(wire.message(rec, name, visible, chain=True, keys=keys))
 
 
-def _readable(rec: RecordedEvent, viewer: str | None, keys: RecordKeys | None) -> bool:
-    event = decode_recorded(rec, keys)
-    if isinstance(event, ChatPosted) and event.channel == "team":
+class _Audience(msgspec.Struct):
+    channel: str = "table"
+    audience: list[str] = []
+
+
+_AUDIENCE = msgspec.json.Decoder(_Audience)
+
+
+def readable(rec: RecordedEvent, viewer: str | None) -> bool:
+    """Whether ``viewer`` may read an event of a chat stream: its channel and audience, read
+    without opening the message (they are in the clear; the text may be sealed)."""
+    if rec.type != "chat_posted":
+        return True
+    try:
+        posted = _AUDIENCE.decode(rec.data)
+    except msgspec.DecodeError as exc:
+        raise CorruptEventError(rec.stream_id, rec.version, str(exc)) from exc
+    if posted.channel == "team":
         # Who may read team advice was fixed when it was posted (the team of that game).
-        return viewer is not None and viewer in event.audience
+        return viewer is not None and viewer in posted.audience
     return True
 
 

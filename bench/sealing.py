@@ -1,0 +1,149 @@
+"""What sealing personal data costs a chat-heavy table (issue 31; docs/privacy.md).
+
+Prints one JSON object. ``--quick`` finishes in well under a minute.
+
+Two command services in one process on one fresh PostgreSQL database, alike but for the personal
+keys: one seals chat under each player's data key (:class:`events.store.personal_keys.
+PersonalKeys` on its store), the other writes it in the clear, as before. Each chat command is
+what the server does for one: the command service decides and appends it, the event is read
+back as a live feed reads it, and each of the table's ``--sockets`` sockets is handed its
+message as ``server.http.streams`` hands it (who may read it, from the event's
+channel and audience, which are in the clear; the payload, opened once, then shared). The rounds
+alternate, sealed then plain, ``--rounds`` times, so that both meet the same machine; the figure
+is this process's CPU time per chat command (``time.process_time``: the decoding, encoding,
+encryption and the client's side of the round trips; PostgreSQL's own CPU is the same for both,
+which store as many bytes give or take the nonce and tag). The target: sealed at most 10 % more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.kit.scratch import scratch_database  # noqa: E402
+from events.domain import commands as c  # noqa: E402
+from events.domain.dice import SeedCipher, new_seed_key  # noqa: E402
+from events.service import TableService  # noqa: E402
+from events.store.event_store import EventStore  # noqa: E402
+from events.store.migrations import migrate  # noqa: E402
+from events.store.personal_keys import PersonalKeys, master_key  # noqa: E402
+from events.store.seed_store import SeedStore  # noqa: E402
+from events.store.streams import chat_stream  # noqa: E402
+from server.http import wire  # noqa: E402
+from server.http.streams import readable  # noqa: E402
+
+TEXT = "nice double! I would have taken that too, the gammon chances are low here"
+
+
+class Side:
+    """One command service and its tables, sealing or not."""
+
+    def __init__(self, store: EventStore, tables: int, sockets: int) -> None:
+        self.store = store
+        self.service = TableService(store, seeds=SeedStore(store.pool, SeedCipher(new_seed_key())))
+        self.tables = [str(uuid.uuid4()) for _ in range(tables)]
+        self.sockets = sockets
+        self.heads = dict.fromkeys(self.tables, 0)
+        self.cpu = 0.0
+        self.commands = 0
+
+    async def setup(self) -> None:
+        for t in self.tables:
+            for actor, command in (
+                ("u_ann" + t[:8], c.CreateTable(kind="money", name="the lounge")),
+                ("u_ann" + t[:8], c.Join(display_name="Ann")),
+                ("u_bob" + t[:8], c.Join(display_name="Bob")),
+            ):
+                await self.service.execute(t, actor, command, uuid.uuid4())
+            await self.chat(t, count=False)  # each player's key made once, before timing
+
+    async def chat(self, table: str, count: bool = True) -> None:
+        actor = ("u_ann" if self.heads[table] % 2 else "u_bob") + table[:8]
+        await self.service.execute(table, actor, c.Chat(text=TEXT), uuid.uuid4())
+        keys = self.store.keys
+        for rec in await self.store.read_stream(chat_stream(table), self.heads[table]):
+            self.heads[table] = rec.version
+            for _ in range(self.sockets):
+                # As server.http.streams._stream_message does for each socket of the table.
+                visible = readable(rec, "u_bob" + table[:8])
+                wire.encode(wire.message(rec, "chat", visible, chain=True, keys=keys))
+        if count:
+            self.commands += 1
+
+    async def round(self, commands: int) -> None:
+        started = time.process_time()
+        for i in range(commands):
+            await self.chat(self.tables[i % len(self.tables)])
+        self.cpu += time.process_time() - started
+
+    def per_command_us(self) -> float:
+        return 1e6 * self.cpu / max(self.commands, 1)
+
+
+async def run(url: str, tables: int, rounds: int, per_round: int, sockets: int) -> dict[str, Any]:
+    plain_store = await EventStore.connect(url, min_size=2, max_size=4)
+    sealed_store = await EventStore.connect(url, min_size=2, max_size=4)
+    sealed_store.keys = PersonalKeys(sealed_store.pool, master_key(new_seed_key()))
+    try:
+        plain, sealed = Side(plain_store, tables, sockets), Side(sealed_store, tables, sockets)
+        await plain.setup()
+        await sealed.setup()
+        await plain.round(per_round)  # warm-up of both, not counted
+        await sealed.round(per_round)
+        plain.cpu = sealed.cpu = 0.0
+        plain.commands = sealed.commands = 0
+        for _ in range(rounds):
+            await sealed.round(per_round)
+            await plain.round(per_round)
+        stored = await sealed_store.read_stream(chat_stream(sealed.tables[0]), 0, limit=2)
+        sample = bytes(stored[-1].data).decode()
+    finally:
+        await plain_store.close()
+        await sealed_store.close()
+    p, s = plain.per_command_us(), sealed.per_command_us()
+    return {
+        "chat_commands_each": plain.commands,
+        "sockets_per_table": sockets,
+        "cpu_us_per_chat_plain": round(p, 1),
+        "cpu_us_per_chat_sealed": round(s, 1),
+        "overhead_pct": round(100 * (s - p) / p, 1),
+        "stored_sample": sample[:160],
+    }
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--tables", type=int, default=50)
+    ap.add_argument("--sockets", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=10)
+    args = ap.parse_args()
+    per_round = 100 if args.quick else 400
+    server = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
+    async with scratch_database(server, "bench_sealing") as url:
+        conn = await asyncpg.connect(url)
+        try:
+            await migrate(conn)
+        finally:
+            await conn.close()
+        out = await run(url, args.tables, args.rounds, per_round, args.sockets)
+    out["target"] = "sealed at most 10 % more CPU per chat command than plain"
+    out["met"] = out["overhead_pct"] <= 10
+    out["note"] = "one process, this machine's cores shared with other work; rounds alternate"
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
