@@ -597,6 +597,24 @@ def _open(raw: dict[str, Any], type_: str, opener: Opener | None) -> None:
     raw[field] = erased_value(type_, key_id) if opened is None else opened
 
 
+def forget_plain(event: Event, erased: Callable[[str], bool]) -> Event:
+    """``event`` with its personal field read as its :func:`erased_value` when its owner was
+    erased (``erased(owner)``): for a field stored in the clear (schema 1, written before
+    sealing, or a tool's), which no key can erase from the log, so that no view shows it
+    (docs/privacy.md). Anything else is returned as it is."""
+    spec = SEALED_FIELDS.get(tag(event))
+    if spec is None:
+        return event
+    field, owner = spec
+    who = getattr(event, owner)
+    if not getattr(event, field) or not erased(who):
+        return event
+    gone = erased_value(tag(event), who)
+    if getattr(event, field) == gone:
+        return event
+    return msgspec.structs.replace(event, **{field: gone})
+
+
 def decode(type_: str, schema_version: int, data: bytes, opener: Opener | None = None) -> Event:
     """Decode a stored event, upcasting an old payload first and opening a sealed field with
     ``opener`` (a destroyed key: the field's :func:`erased_value`).

@@ -105,6 +105,8 @@ class RecordKeys(Protocol):
 
     def plain(self, rec: RecordedEvent) -> bytes: ...
 
+    def is_erased(self, account_id: str) -> bool: ...
+
 
 class AppendResult(msgspec.Struct, frozen=True, kw_only=True):
     """The outcome of an append (or of its earlier run, when ``duplicate``)."""

@@ -61,6 +61,11 @@ MASTER_INFO: Final = b"chouette-personal-keys/v1"
 """HKDF's info for the master key (so it is never the seed key itself)."""
 
 _KEY_ID = re.compile(rb'\{"k":"([^"\\]*)"')
+_OWNER = {
+    tag: re.compile(b'"' + owner.encode() + rb'":"([^"\\]*)"')
+    for tag, (_, owner) in e.SEALED_FIELDS.items()
+}
+"""The owner of a personal field stored in the clear, by event type."""
 
 
 def master_key(seed_key: bytes) -> bytes:
@@ -168,16 +173,24 @@ class PersonalKeys:
         """Load the keys these records' sealed values need (one query, for those not held, or
         for all while :attr:`trusted` is False), so that :meth:`open` can open them."""
         ids: set[str] = set()
+        owners: set[str] = set()
         for rec in records:
             if e.is_sealed(rec.type, rec.data):
                 ids.update(m.decode("utf-8") for m in _KEY_ID.findall(rec.data))
-        if not ids:
+            elif rec.type in _OWNER:
+                # In the clear (schema 1): whether its owner was erased (:meth:`is_erased`).
+                found = _OWNER[rec.type].search(rec.data)
+                if found is not None:
+                    owners.add(found.group(1).decode("utf-8"))
+        if not ids and not owners:
             return
         if self.trusted():
+            # A key not found is looked for again when a sealed value needs it (it may have
+            # been made since); for a plain field's owner, not finding it is enough.
             ids = {i for i in ids if i not in self._keys}
-            if not ids:
-                return
-        await self.load(ids)
+            owners = {o for o in owners if o not in self._keys and o not in self._missing}
+        if ids or owners:
+            await self.load(ids | owners)
 
     async def load(self, account_ids: Iterable[str]) -> None:
         """Read these accounts' keys from the database."""
@@ -198,6 +211,10 @@ class PersonalKeys:
             self._hold(
                 account_id, self._unwrap(account_id, None if stored is None else bytes(stored))
             )
+
+    def is_erased(self, account_id: str) -> bool:
+        """Whether ``account_id``'s key is known destroyed (loaded by :meth:`ensure`)."""
+        return account_id in self._keys and self._keys[account_id] is None
 
     def is_destroyed(self, account_id: str) -> bool | None:
         """Whether the key held for ``account_id`` is destroyed; None when none is held."""
@@ -289,16 +306,20 @@ class PersonalKeys:
 
         :raises CorruptEventError: the sealed value does not open.
         """
-        if not e.is_sealed(rec.type, rec.data):
+        if rec.type not in e.SEALED_FIELDS:
             return rec.data
         key = (rec.stream_id, rec.version)
         held = self._plain.get(key)
         if held is not None:
             return held
         try:
-            opened = e.encode(e.decode(rec.type, rec.schema_version, rec.data, self.open))
+            event = e.decode(rec.type, rec.schema_version, rec.data, self.open)
         except (msgspec.DecodeError, KeyError, TypeError) as exc:
             raise CorruptEventError(rec.stream_id, rec.version, str(exc)) from exc
+        shown = e.forget_plain(event, self.is_erased)
+        if shown is event and not e.is_sealed(rec.type, rec.data):
+            return rec.data  # in the clear, its owner not erased: as stored
+        opened = e.encode(shown)
         self._plain[key] = opened
         if len(self._plain) > self.PLAIN_KEPT:
             self._plain.popitem(last=False)
@@ -323,6 +344,9 @@ class Unopened:
 
     def plain(self, rec: RecordedEvent) -> bytes:
         return rec.data
+
+    def is_erased(self, account_id: str) -> bool:
+        return False
 
 
 UNOPENED: Final = Unopened()

@@ -119,9 +119,11 @@ def decode_recorded(rec: RecordedEvent, keys: RecordKeys | None = None) -> e.Eve
     ``[sealed]``, which the rules never look at); a payload that does not decode is a
     :class:`~events.store.errors.CorruptEventError` naming stream and version, never a crash."""
     try:
-        return e.decode(rec.type, rec.schema_version, rec.data, (keys or UNOPENED).open)
+        event = e.decode(rec.type, rec.schema_version, rec.data, (keys or UNOPENED).open)
     except (msgspec.DecodeError, KeyError, TypeError) as exc:
         raise CorruptEventError(rec.stream_id, rec.version, str(exc) or repr(exc)) from exc
+    # An erased player's words stored in the clear (before sealing) are not shown either.
+    return event if keys is None else e.forget_plain(event, keys.is_erased)
 
 
 def new_event(event: e.Event, sealer: e.Sealer | None = None) -> NewEvent:

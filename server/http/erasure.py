@@ -36,6 +36,7 @@ from events.store.streams import (
 from server.access import auth, ratelimit
 from server.http.common import current_session, decode_body, json_response
 from server.http.problems import Problem, bad_request, unauthorized
+from server.http.social import READ_MODELS
 from server.http.streams import THROW_MESSAGES, WATCH
 from server.keys import ACCOUNTS_POOL, LOBBY, TABLES
 from server.readmodels import erasure
@@ -201,7 +202,9 @@ async def export_me(request: web.Request) -> web.Response:
     limits.hit("social", limits.address(request))
     pool = request.app[ACCOUNTS_POOL]
     store = request.app[TABLES].store
+    # What the log says so far, the person's last match and table included.
     await request.app[LOBBY].catch_up()
+    await request.app[READ_MODELS].catch_up()
     row = await erasure.account_row(pool, account_id)
     assert row is not None  # a live token's account
     tables = await erasure.tables_of(pool, account_id)

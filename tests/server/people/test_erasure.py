@@ -153,7 +153,8 @@ async def test_sealed_at_rest_opened_for_players(api: Api, admin: asyncpg.Connec
 
 
 async def test_events_stored_before_sealing_still_read(api: Api) -> None:
-    """Schema 1 held the personal fields in the clear: read as they are (and not erasable)."""
+    """Schema 1 held the personal fields in the clear: read as they are, not erasable from the
+    log, and shown as erased once their writer is."""
     assert api.app is not None
     store: EventStore = api.app[TABLES].store
     ann, bob = await api.register(), await api.register()
@@ -170,6 +171,16 @@ async def test_events_stored_before_sealing_still_read(api: Api) -> None:
     await ws.wait_version(1, "chat")
     assert ws.stream("chat")[0]["d"]["text"] == "from before sealing"
     await ws.close()
+    # Not erasable from the log; but once she is erased, no answer shows them.
+    gone = await api.request("DELETE", "/me", user=ann, json={"password": "correct horse"})
+    assert gone.status == 204
+    ws = await connect(api.client, table, bob)
+    await ws.wait_version(1, "chat")
+    assert ws.stream("chat")[0]["d"]["text"] == e.ERASED_TEXT
+    await ws.close()
+    stored = await store.read_stream(chat_stream(table))
+    assert b"from before sealing" in stored[0].data  # docs/privacy.md says so
+    assert decode_recorded(stored[0], store.keys).text == e.ERASED_TEXT  # type: ignore[attr-defined]
 
 
 async def test_nothing_left_behind(
