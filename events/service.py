@@ -64,10 +64,9 @@ import logging
 import struct
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Generic, Protocol, TypeVar
+from typing import Final, Protocol, TypeVar
 
 import msgspec
 
@@ -86,6 +85,7 @@ from events.domain.table import (
 )
 from events.store.errors import CommandReusedError, ConcurrencyError
 from events.store.event_store import AppendResult, EventStore, RecordedEvent
+from events.store.lru import Lru
 from events.store.seed_store import SeedMismatchError, SeedStore
 from events.store.streams import append_events, chat_stream, decode_recorded, table_stream
 
@@ -132,34 +132,6 @@ def command_digest(table_id: str, command: c.Command) -> bytes:
     return hashlib.sha256(
         DIGEST_LABEL + struct.pack(">i", len(tid)) + tid + _command_json.encode(command)
     ).digest()
-
-
-class _Lru(Generic[V]):
-    """A mapping that keeps the ``size`` entries used last (a read counts as a use)."""
-
-    def __init__(self, size: int) -> None:
-        if size < 1:
-            raise ValueError(f"a cache needs room for at least one entry, not {size!r}")
-        self.size = size
-        self._items: OrderedDict[str, V] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def get(self, key: str) -> V | None:
-        value = self._items.get(key)
-        if value is not None:
-            self._items.move_to_end(key)
-        return value
-
-    def put(self, key: str, value: V) -> None:
-        self._items[key] = value
-        self._items.move_to_end(key)
-        while len(self._items) > self.size:
-            self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        self._items.clear()
 
 
 class _Lock:
@@ -380,10 +352,10 @@ class TableService:
         self._decide = decider
         self.check_cost = CheckCost()
         """What the checks before append cost beyond the fold every command makes (metrics)."""
-        self._states: _Lru[TableState] = _Lru(cache_size)
+        self._states: Lru[TableState] = Lru(cache_size)
         self._locks = _IdleLocks()
         self._arrivals = _Arrivals()
-        self._seeds: _Lru[dict[int, bytes]] = _Lru(cache_size)
+        self._seeds: Lru[dict[int, bytes]] = Lru(cache_size)
         self.skipped_events = 0
         """Stored events this process's loads skipped, each time a load folded one (a table
         folded again after it left the cache counts its skipped events again)."""

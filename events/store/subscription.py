@@ -37,7 +37,7 @@ import abc
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Final
 
@@ -46,6 +46,7 @@ import asyncpg
 from events.store.density import SWEEP, DensityCheck, LogHole
 from events.store.errors import StoreError, translate_errors
 from events.store.event_store import EventStore, RecordedEvent
+from events.store.lru import Lru
 
 __all__ = [
     "CHANNEL",
@@ -139,6 +140,9 @@ class _Sink:
 class _Feed:
     """Reads one partition's new events once and hands them to its live subscribers."""
 
+    VERSIONS_KEPT: Final = 50_000
+    """How many streams' last versions :attr:`versions` keeps."""
+
     def __init__(self, live: LiveFeed, partition: int) -> None:
         self.live = live
         self.partition = partition
@@ -152,16 +156,14 @@ class _Feed:
         """When the partition's head was last compared with the last position read."""
         self.log_sinks: set[_Sink] = set()
         self.stream_sinks: dict[str, set[_Sink]] = {}
-        self.versions: dict[str, int] = {}
+        self.versions: Lru[int] = Lru(self.VERSIONS_KEPT)
         """The last version of each stream that this feed has handed out or that a subscription
-        read after attaching (:meth:`note`), the streams touched most lately last; at most
-        :data:`VERSIONS_KEPT`. A subscription whose cursor is a stream's entry here has missed
-        nothing that the feed will not deliver (see :meth:`Subscription.next_batch`)."""
+        read after attaching (:meth:`note`), for the :data:`VERSIONS_KEPT` streams used last.
+        A subscription whose cursor is a stream's entry here has missed nothing that the feed
+        will not deliver (see :meth:`Subscription.next_batch`)."""
         self.wake = asyncio.Event()
         self.ready = asyncio.Event()
         self.task = asyncio.create_task(self._run(), name=f"log-feed-{partition}")
-
-    VERSIONS_KEPT: Final = 50_000
 
     def latest(self, stream_id: str | None) -> int | None:
         """The stream's last version as this feed knows it, or None when it does not.
@@ -178,14 +180,7 @@ class _Feed:
         everything after comes through the feed."""
         known = self.versions.get(stream_id)
         if known is None or known < version:
-            self._remember(stream_id, version)
-
-    def _remember(self, stream_id: str, version: int) -> None:
-        versions = self.versions
-        versions.pop(stream_id, None)
-        versions[stream_id] = version
-        if len(versions) > self.VERSIONS_KEPT:
-            del versions[next(iter(versions))]
+            self.versions.put(stream_id, version)
 
     def attach(self, sink: _Sink) -> int:
         """Start handing batches to ``sink``; returns the position it will continue from."""
@@ -206,8 +201,9 @@ class _Feed:
                 del self.stream_sinks[sink.stream_id]
 
     def _deliver(self, batch: list[RecordedEvent]) -> None:
+        versions = self.versions
         for event in batch:
-            self._remember(event.stream_id, event.version)
+            versions.put(event.stream_id, event.version)
         for sink in tuple(self.log_sinks):
             if not sink.offer(batch):
                 self.detach(sink)
@@ -376,7 +372,7 @@ class LiveFeed:
         self._first_attempt = asyncio.Event()
         self._closed = False
         self._channels: dict[str, tuple[Callable[[str], None], Callable[[], None]]] = {}
-        self._partitions: OrderedDict[str, int] = OrderedDict()
+        self._partitions: Lru[int] = Lru(self.PARTITIONS_KEPT)
         """The partitions of the streams subscribed to lately (a stream never changes
         partition once appended to), so that a new subscription does not look it up again."""
 
@@ -401,13 +397,10 @@ class LiveFeed:
         """The partition a stream lives in (remembered), or None before its first append."""
         known = self._partitions.get(stream_id)
         if known is not None:
-            self._partitions.move_to_end(stream_id)
             return known
         found = await self.store.stream_partition(stream_id)
         if found is not None:
-            self._partitions[stream_id] = found
-            if len(self._partitions) > self.PARTITIONS_KEPT:
-                self._partitions.popitem(last=False)
+            self._partitions.put(stream_id, found)
         return found
 
     def known_version(self, stream_id: str) -> int | None:

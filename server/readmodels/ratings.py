@@ -19,6 +19,7 @@ from events.domain import types as e
 from events.domain.ratings import START_RATING, is_rateable, rate_match
 from events.store.errors import translate_errors
 from events.store.event_store import EventStore, RecordedEvent
+from events.store.lru import Lru
 from events.store.streams import decode_recorded, parse_stream
 from server.readmodels.rebuild import ReadModel
 
@@ -31,14 +32,14 @@ class RatingsProjector(ReadModel):
     types = frozenset({"table_created", "player_joined", "game_started", "match_ended"})
 
     UNRATED_KEPT = 50_000
-    """How many tables seen created unrated :attr:`_unrated` keeps (oldest first out)."""
+    """How many tables seen created unrated :attr:`_unrated` keeps."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._unrated: dict[str, None] = {}
-        """Tables whose creation this projector has seen, unrated: their later events are not
-        sent to the database, which keeps no row for them (a table not in it, created before
-        the process started, is updated as ever: no row, nothing changes)."""
+        self._unrated: Lru[bool] = Lru(self.UNRATED_KEPT)
+        """Tables whose creation this projector has seen, unrated (the ones used last): their
+        later events are not sent to the database, which keeps no row for them (a table not in
+        it, created before the process started, is updated as ever: no row, nothing changes)."""
 
     async def apply_event(self, conn: asyncpg.Connection, rec: RecordedEvent) -> None:
         name = parse_stream(rec.stream_id)
@@ -51,9 +52,7 @@ class RatingsProjector(ReadModel):
         match event:
             case e.TableCreated(kind=kind, options=o):
                 if not (kind == "match" and o.rated and o.match_length > 0):
-                    self._unrated[table_id] = None
-                    if len(self._unrated) > self.UNRATED_KEPT:
-                        del self._unrated[next(iter(self._unrated))]
+                    self._unrated.put(table_id, True)
                     return
                 await conn.execute(
                     f"INSERT INTO {self.t('rating_tables')} (table_id, rated, length)"

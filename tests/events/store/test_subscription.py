@@ -183,7 +183,7 @@ async def test_a_streams_partition_is_looked_up_once_and_only_once_it_exists(
         assert await live.stream_partition("not yet") is None
         assert await live.stream_partition("known") == await store.stream_partition("known")
         # Remembered: a subscription to it follows without asking the store again.
-        assert dict(live._partitions) == {"known": await store.stream_partition("known")}
+        assert live._partitions.items() == [("known", await store.stream_partition("known"))]
         sub = live.subscribe_stream("known")
         assert [e.version for e in await collect(sub, 1, key="version")] == [1]
         await sub.close()
