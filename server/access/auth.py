@@ -367,11 +367,9 @@ class Accounts:
     async def revoke(self, token: str) -> None:
         """Revoke a token (logging out)."""
         self.revocations += 1
-        digest = token_hash(token)
-        held = self.sessions.get(digest)
-        await accounts.revoke_token(self.pool, digest)
-        if held is not None:
-            self.sessions.forget(held.account.account_id)
+        account_id = await accounts.revoke_token(self.pool, token_hash(token))
+        if account_id is not None:
+            self.sessions.forget(account_id)
 
     async def revoke_all(self, account_id: str) -> int:
         """Revoke every token of an account (logging out everywhere); how many were live."""

@@ -242,17 +242,20 @@ ACCOUNTS_CHANNEL: Final = "chouette_accounts"
 revoked or the account itself changes: every process forgets the sessions it holds for it
 (:class:`server.access.auth.Accounts`)."""
 
-_NOTIFY = f"SELECT pg_notify('{ACCOUNTS_CHANNEL}', account_id) FROM changed"
+_NOTIFY = f"pg_notify('{ACCOUNTS_CHANNEL}', account_id)"
+"""Tells :data:`ACCOUNTS_CHANNEL` of the account of each row ``changed`` (a CTE), at commit."""
 
 
-async def revoke_token(pool: asyncpg.Pool, digest: bytes) -> None:
-    """Revoke a token (again: nothing changes)."""
+async def revoke_token(pool: asyncpg.Pool, digest: bytes) -> str | None:
+    """Revoke a token; its account, or None when it was revoked already (nothing changes)."""
     with translate_errors():
-        await pool.execute(
+        row = await pool.fetchrow(
             "WITH changed AS (UPDATE tokens SET revoked_at = now()"
-            " WHERE token_hash = $1 AND revoked_at IS NULL RETURNING account_id) " + _NOTIFY,
+            " WHERE token_hash = $1 AND revoked_at IS NULL RETURNING account_id)"
+            f" SELECT account_id, {_NOTIFY} FROM changed",
             digest,
         )
+    return None if row is None else str(row["account_id"])
 
 
 async def revoke_account_tokens(pool: asyncpg.Pool, account_id: str) -> int:
@@ -261,7 +264,7 @@ async def revoke_account_tokens(pool: asyncpg.Pool, account_id: str) -> int:
         revoked = await pool.fetchval(
             "WITH changed AS (UPDATE tokens SET revoked_at = now()"
             " WHERE account_id = $1 AND revoked_at IS NULL RETURNING account_id)"
-            f" SELECT count(*) FROM ({_NOTIFY}) AS told",
+            f" SELECT count(*) FROM (SELECT {_NOTIFY} FROM changed) AS told",
             account_id,
         )
     return int(revoked)
