@@ -10,12 +10,21 @@ comes from authentication. The dice are never part of a command either: the serv
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta
 
-from events.domain.types import Channel, MoveT, Name, PlayerId, TableKind, TableOptions, Text
+from events.domain.types import (
+    Channel,
+    MoveT,
+    Name,
+    PlayerId,
+    TableKind,
+    TableOptions,
+    Text,
+    TournamentOptions,
+)
 
 Member = Annotated[Name, Meta(min_length=1, max_length=64)]
 """An account id the client names: a chouette member (a cube, a resignation's ``to``)."""
@@ -40,6 +49,15 @@ class Join(Command, frozen=True, kw_only=True, tag="join"):
 
     seat: Annotated[int, Meta(ge=0, le=1)] | None = None
     display_name: Annotated[Name, Meta(max_length=64)] = ""
+    bot: Annotated[
+        bool,
+        Meta(
+            description="Filled in by the server from the account's bot mark (docs/bots.md):"
+            " leave it out; a request that sets it is refused."
+        ),
+    ] = False
+    """Whether the player sits as a bot (``player_joined.bot``): the server's to say, from the
+    account (``server.http.handlers.run_command``), as ``Expire.absent`` is."""
 
 
 class Leave(Command, frozen=True, kw_only=True, tag="leave"):
@@ -154,3 +172,70 @@ AnyCommand = (
 COMMAND_DECODER: msgspec.json.Decoder[AnyCommand] = msgspec.json.Decoder(AnyCommand)
 
 __all__ = ["COMMAND_DECODER", "AnyCommand", "Command", "PlayerId"]
+
+
+# -- tournaments (docs/tournaments.md; decided by events.domain.tournament) ---------------------
+
+
+class TournamentCommand(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
+):
+    """Base of what is asked of a tournament (never a table's command)."""
+
+
+class CreateTournament(TournamentCommand, frozen=True, kw_only=True, tag="create_tournament"):
+    """Create a tournament; its creator is its director."""
+
+    options: TournamentOptions
+    name: Annotated[Name, Meta(max_length=100)] = ""
+
+
+class EnterTournament(TournamentCommand, frozen=True, kw_only=True, tag="enter_tournament"):
+    """Enter. ``rating`` and ``guest`` are the server's to say (the player's rating, from the
+    ratings read model, and whether the account is a guest), never the client's."""
+
+    rating: float = 1500.0
+    guest: bool = False
+
+
+class WithdrawTournament(TournamentCommand, frozen=True, kw_only=True, tag="withdraw_tournament"):
+    """Leave the tournament: not paired again; a match still to play is forfeited."""
+
+
+class StartTournament(TournamentCommand, frozen=True, kw_only=True, tag="start_tournament"):
+    """The director closes the entries and the first round is paired."""
+
+
+Round = Annotated[int, Meta(ge=1, le=255)]
+Board = Annotated[int, Meta(ge=1, le=128)]
+
+
+class RecordResult(TournamentCommand, frozen=True, kw_only=True, tag="record_result"):
+    """The server records a board's result: its table's ``match_ended``, or a no-show. Only
+    the server's reactor sends it (:data:`events.domain.tournament.SERVER`)."""
+
+    round: Round
+    board: Board
+    winner: Member | None
+    forfeit: bool = False
+    how: Literal["match", "no_show"] = "match"
+
+
+class AdjustResult(TournamentCommand, frozen=True, kw_only=True, tag="adjust_result"):
+    """The director changes a decided board's result, for a reason."""
+
+    round: Round
+    board: Board
+    winner: Member | None
+    forfeit: bool = False
+    reason: Annotated[Text, Meta(min_length=1, max_length=500)]
+
+
+AnyTournamentCommand = (
+    CreateTournament
+    | EnterTournament
+    | WithdrawTournament
+    | StartTournament
+    | RecordResult
+    | AdjustResult
+)

@@ -127,6 +127,18 @@ class TableOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     ] = False
     """A rated match (docs/social.md): rated when both its players are registered accounts
     (not guests, not bots). The server turns ``registered_only`` on with it. Matches only."""
+    bots_rated: Annotated[
+        bool,
+        Meta(
+            description="Rated matches: a player who sits as a bot account (docs/bots.md,"
+            " 'Outside bots') is rated too. Without it a match where either player sat as a"
+            " bot is not rated, against a person or another bot. Only with `rated`; the"
+            " server's own bots are never rated."
+        ),
+    ] = False
+    """A rated match rates its players even when one (or both) sat as a bot account
+    (``player_joined.bot``; docs/bots.md, "Outside bots"); without it such a match is not
+    rated. Only with ``rated``. The server's own bots (``b_...``) are never rated."""
     private: Annotated[
         bool,
         Meta(
@@ -204,6 +216,11 @@ class PlayerJoined(Event, frozen=True, kw_only=True, tag="player_joined"):
     display_name: str = ""
     seat: int | None = None
     """The seat at a two-player table (0 or 1); None in a chouette."""
+    bot: bool = False
+    """The player sat as a bot (docs/bots.md): an account its owner marked as one, played by
+    an outside program, or one of the server's own (``b_...``). Set by the server from the
+    account, never by the player; false in events recorded before it was (the server's own
+    bots are then told by their ids). The table view, the lobby and the ratings read it."""
 
 
 class PlayerLeft(Event, frozen=True, kw_only=True, tag="player_left"):
@@ -437,6 +454,155 @@ class AccountErased(Event, frozen=True, kw_only=True, tag="account_erased"):
     account: PlayerId
 
 
+# -- tournaments (docs/tournaments.md) --------------------------------------------------------
+#
+# A tournament's stream (``tournament-<id>``) holds these only; its state is the fold of them
+# through engine.tournament's rules (events/domain/tournament.py). The limits are the engine's
+# (engine/tournament/facts.py), written out here so that the request schema shows them.
+
+TournamentFormat = Literal["knockout", "swiss", "round_robin"]
+
+
+class TournamentOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The rules a tournament is created with (docs/tournaments.md)."""
+
+    format: TournamentFormat
+    rounds: (
+        Annotated[int, Meta(ge=1, le=20, description="Swiss only: its number of rounds.")] | None
+    ) = None
+    third_place: Annotated[
+        bool, Meta(description="Knockout only: the semi-finals' losers play for third.")
+    ] = False
+    match_length: Annotated[
+        int, Meta(ge=1, le=25, description="Points to win each match of the tournament.")
+    ] = 3
+    rated: Annotated[
+        bool,
+        Meta(description="Its matches are rated: for registered accounts only (no guest)."),
+    ] = False
+    private: Annotated[
+        bool,
+        Meta(
+            description="Not listed: seen only by its director and the accounts they"
+            " invited (`invited`); its match tables are private tables."
+        ),
+    ] = False
+    invited: Annotated[
+        list[Annotated[str, Meta(min_length=1, max_length=64, pattern=NAME_PATTERN)]],
+        Meta(max_length=256, description="A private tournament: the account ids invited."),
+    ] = []
+    max_field: (
+        Annotated[
+            int,
+            Meta(
+                ge=2,
+                le=256,
+                description="The most entrants (at most 256; a round robin 32). Omitted:"
+                " the format's most.",
+            ),
+        ]
+        | None
+    ) = None
+    entries_close: (
+        Annotated[
+            int,
+            Meta(
+                ge=0,
+                le=2**53,
+                description="When entries close, in milliseconds since the Unix epoch."
+                " Omitted: open until the director starts the tournament.",
+            ),
+        ]
+        | None
+    ) = None
+    show_seconds: Annotated[
+        int,
+        Meta(
+            ge=5,
+            le=86_400,
+            description="A match nobody has started (no opening throw) this many seconds"
+            " after its round was paired is decided as both players' no-show.",
+        ),
+    ] = 600
+    clock: (
+        Annotated[ClockOptions, Meta(description="The match tables' clocks.")]
+        | Literal["off"]
+        | None
+    ) = None
+    """The match tables' clocks (docs/rules.md §10); None in a request: the server's default
+    for a match, which it records."""
+
+
+class TournamentCreated(Event, frozen=True, kw_only=True, tag="tournament_created"):
+    """A tournament is created by its director, with its rules: its stream's first event.
+    ``name`` is the director's words, sealed under their data key (:data:`SEALED_FIELDS`)."""
+
+    tournament_id: str
+    options: TournamentOptions
+    created_by: PlayerId
+    name: str = ""
+
+
+class TournamentEntered(Event, frozen=True, kw_only=True, tag="tournament_entered"):
+    """A player entered, seeded by ``rating`` (their rating as they entered)."""
+
+    player: PlayerId
+    rating: float = 1500.0
+
+
+class TournamentWithdrew(Event, frozen=True, kw_only=True, tag="tournament_withdrew"):
+    """A player left the tournament: not paired again, a match still to play forfeited."""
+
+    player: PlayerId
+
+
+class PairedBoard(msgspec.Struct, frozen=True, kw_only=True):
+    """One board of a paired round: ``a`` plays ``b`` at ``table_id``, or has the bye (``b``
+    and ``table_id`` null)."""
+
+    a: str
+    b: str | None = None
+    table_id: str | None = None
+
+
+class TournamentRoundPaired(Event, frozen=True, kw_only=True, tag="tournament_round_paired"):
+    """Round ``round`` (from 1) was paired as the rules pair it (the audit pairs it again):
+    its boards in order, each with the match table the tournament creates for it."""
+
+    round: int
+    boards: list[PairedBoard]
+
+
+class TournamentResult(Event, frozen=True, kw_only=True, tag="tournament_result"):
+    """A board was decided: ``winner`` won (null: nobody, both forfeited). ``how``: ``match``
+    (its table's ``match_ended``), ``no_show`` (nobody started it in time) or ``withdrawal``."""
+
+    round: int
+    board: int
+    winner: str | None
+    forfeit: bool = False
+    how: str = "match"
+
+
+class TournamentResultAdjusted(Event, frozen=True, kw_only=True, tag="tournament_result_adjusted"):
+    """The director changed a decided board's result, for a reason (sealed under the
+    director's data key: :data:`SEALED_FIELDS`)."""
+
+    round: int
+    board: int
+    winner: str | None
+    forfeit: bool = False
+    director: PlayerId
+    reason: str
+
+
+class TournamentFinished(Event, frozen=True, kw_only=True, tag="tournament_finished"):
+    """The last round's last result is in: the tournament is over, won by ``winner`` (the
+    knockout's final, the top of the standings otherwise)."""
+
+    winner: str | None
+
+
 AnyEvent = (
     TableCreated
     | PlayerJoined
@@ -462,6 +628,13 @@ AnyEvent = (
     | MatchEnded
     | ChatPosted
     | AccountErased
+    | TournamentCreated
+    | TournamentEntered
+    | TournamentWithdrew
+    | TournamentRoundPaired
+    | TournamentResult
+    | TournamentResultAdjusted
+    | TournamentFinished
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {cls.__struct_config__.tag: cls for cls in AnyEvent.__args__}
@@ -504,6 +677,8 @@ SEALED_FIELDS: dict[str, tuple[str, str]] = {
     "table_created": ("name", "created_by"),
     "player_joined": ("display_name", "player"),
     "chat_posted": ("text", "player"),
+    "tournament_created": ("name", "created_by"),
+    "tournament_result_adjusted": ("reason", "director"),
 }
 """``tag -> (field, owner field)``: the one field of each event type a person typed, and the
 field naming whose data key seals it."""
@@ -536,10 +711,11 @@ def pseudonym(account_id: str) -> str:
 
 def erased_value(tag_: str, owner: str) -> str:
     """What the sealed field of a ``tag_`` event reads as once ``owner``'s key is destroyed:
-    the pseudonym for a display name, no name for a table, :data:`ERASED_TEXT` for chat."""
+    the pseudonym for a display name, no name for a table or a tournament, :data:`ERASED_TEXT`
+    for chat and a director's reason (never empty: an adjustment's reason never is)."""
     if tag_ == "player_joined":
         return pseudonym(owner)
-    if tag_ == "chat_posted":
+    if tag_ in ("chat_posted", "tournament_result_adjusted"):
         return ERASED_TEXT
     return ""
 

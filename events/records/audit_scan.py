@@ -34,6 +34,8 @@ from typing import Any, Final
 
 import asyncpg
 
+from engine.errors import EngineError
+from events.domain import tournament
 from events.domain.types import AccountErased
 from events.records.audit import Failure, StreamAudit, StreamReport, TableReport
 from events.store import audit_reads as reads
@@ -47,6 +49,7 @@ from events.store.streams import (
     decode_recorded,
     parse_stream,
     table_stream,
+    tournament_of_stream,
 )
 
 __all__ = [
@@ -380,6 +383,9 @@ async def audit_all(store: EventStore, progress: _Progress = None) -> StoreAudit
                     if account_of_stream(name) is not None:
                         result.store.extend(await _audit_account(conn, name, commands))
                         continue
+                    if tournament_of_stream(name) is not None:
+                        result.store.extend(await _audit_tournament(conn, name, commands))
+                        continue
                     n = await reads.count_events(conn, name)
                     result.store.append(
                         {"stream": name, "reason": f"not a table's stream ({n} events)"}
@@ -425,6 +431,56 @@ async def _audit_account(
     broken = chain.failure(heads[0] if heads else None)
     if broken is not None:
         failures.append({"stream": name, "version": broken.version, "reason": broken.reason})
+    return failures
+
+
+async def _audit_tournament(
+    conn: asyncpg.Connection, name: str, commands: dict[str, list[Failure]]
+) -> list[dict[str, Any]]:
+    """A tournament's stream (docs/tournaments.md): its chain; its events fold by the rules of
+    :mod:`engine.tournament` (the first that does not is a failure, and the rest is not
+    read); every round's pairing is what the rules pair from the facts before it
+    (:func:`events.domain.tournament.audit_events`); the winner recorded is the rules'. Its
+    failures, as :attr:`StoreAudit.store` lists them."""
+    chain = _Chain(name)
+    failures = [
+        {"stream": name, "version": f.version, "reason": f.reason} for f in commands.pop(name, ())
+    ]
+    state = tournament.TournamentState(tournament_of_stream(name) or "")
+    events = []
+    broken = False
+    cursor = await reads.events_after(conn, name, 0)
+    while rows := await cursor.fetch(PAGE):
+        for row in rows:
+            chain.add(row)
+            if broken:
+                continue
+            rec = RecordedEvent(*tuple(row)[:9])
+            try:
+                ev = decode_recorded(rec, UNOPENED)
+                state = tournament.evolve(state, ev)
+            except (CorruptEventError, EngineError) as exc:
+                failures.append({"stream": name, "version": rec.version, "reason": str(exc)})
+                broken = True
+                continue
+            events.append(ev)
+    if not broken and events:
+        for number in tournament.audit_events(events):
+            failures.append(
+                {
+                    "stream": name,
+                    "round": number,
+                    "reason": f"round {number}'s pairing is not what the rules pair",
+                }
+            )
+        if state.finished and state.winner != tournament.winner_of(state.t):
+            failures.append({"stream": name, "reason": "the winner recorded is not the rules'"})
+    heads = await reads.stream_heads(conn, [name])
+    head_failure = chain.failure(heads[0] if heads else None)
+    if head_failure is not None:
+        failures.append(
+            {"stream": name, "version": head_failure.version, "reason": head_failure.reason}
+        )
     return failures
 
 

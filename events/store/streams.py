@@ -32,6 +32,7 @@ __all__ = [
     "ACCOUNT_PREFIX",
     "CHAT_PREFIX",
     "TABLE_PREFIX",
+    "TOURNAMENT_PREFIX",
     "StreamKind",
     "StreamName",
     "account_of_stream",
@@ -43,6 +44,8 @@ __all__ = [
     "new_event",
     "parse_stream",
     "table_stream",
+    "tournament_of_stream",
+    "tournament_stream",
 ]
 
 StreamKind = Literal["table", "chat"]
@@ -53,6 +56,8 @@ CHAT_PREFIX: Final = "chat-"
 """The prefix of a table's chat stream."""
 ACCOUNT_PREFIX: Final = "account-"
 """The prefix of an account's stream: its erasure, if it was erased (docs/privacy.md)."""
+TOURNAMENT_PREFIX: Final = "tournament-"
+"""The prefix of a tournament's stream (docs/tournaments.md): entries, rounds, results."""
 
 
 class StreamName(NamedTuple):
@@ -96,6 +101,26 @@ def account_of_stream(stream_id: str) -> str | None:
     ('u_1', None)
     """
     return stream_id.removeprefix(ACCOUNT_PREFIX) if stream_id.startswith(ACCOUNT_PREFIX) else None
+
+
+def tournament_stream(tournament_id: str) -> str:
+    """The stream of a tournament.
+
+    >>> tournament_stream("7")
+    'tournament-7'
+    """
+    return TOURNAMENT_PREFIX + tournament_id
+
+
+def tournament_of_stream(stream_id: str) -> str | None:
+    """The tournament whose stream ``stream_id`` is, or None for another stream.
+
+    >>> tournament_of_stream("tournament-7"), tournament_of_stream("table-7")
+    ('7', None)
+    """
+    if not stream_id.startswith(TOURNAMENT_PREFIX):
+        return None
+    return stream_id.removeprefix(TOURNAMENT_PREFIX)
 
 
 def parse_stream(stream_id: str) -> StreamName | None:

@@ -70,6 +70,14 @@ EVENT_SUMMARIES: dict[str, str] = {
     "chat_posted": "A chat message (on the chat stream only).",
     "account_erased": "An account was erased (docs/privacy.md): on no table's stream, only in"
     " the account's own stream of the log (GET /log, for auditors).",
+    "tournament_created": "A tournament is created with its rules (docs/tournaments.md): the"
+    " first event of its own stream, on no table's.",
+    "tournament_entered": "A player entered a tournament, seeded by their rating.",
+    "tournament_withdrew": "A player withdrew from a tournament.",
+    "tournament_round_paired": "A tournament's round was paired: its boards and match tables.",
+    "tournament_result": "A tournament board was decided (its match, a no-show, a withdrawal).",
+    "tournament_result_adjusted": "A tournament's director changed a result, for a reason.",
+    "tournament_finished": "A tournament is over: its winner.",
 }
 """What each event type means, by its tag: one line each, for the document's messages. Every tag
 of the event union must be here (the test fails on an event type added without one)."""
@@ -253,7 +261,11 @@ _HEADERS = {
     },
 }
 
-TABLE_EVENTS = [t for t in EVENT_TYPES if t not in ("chat_posted", "account_erased")]
+TABLE_EVENTS = [
+    t
+    for t in EVENT_TYPES
+    if t not in ("chat_posted", "account_erased") and not t.startswith("tournament_")
+]
 SOCKET_CONTROLS = ["resync", "presence"]
 REPLIES = ["result", "error"]
 
