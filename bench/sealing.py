@@ -123,6 +123,23 @@ async def run(url: str, tables: int, rounds: int, per_round: int, sockets: int) 
     }
 
 
+async def measure(
+    server: str, *, tables: int = 50, rounds: int = 10, per_round: int = 400, sockets: int = 4
+) -> dict[str, Any]:
+    """The measure on a scratch database of ``server`` (also part of ``bench/server.py``)."""
+    async with scratch_database(server, "bench_sealing") as url:
+        conn = await asyncpg.connect(url)
+        try:
+            await migrate(conn)
+        finally:
+            await conn.close()
+        out = await run(url, tables, rounds, per_round, sockets)
+    out["target"] = "sealed at most 10 % more CPU per chat command than plain"
+    out["met"] = out["overhead_pct"] <= 10
+    out["note"] = "one process, this machine's cores shared with other work; rounds alternate"
+    return out
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -130,18 +147,14 @@ async def main() -> None:
     ap.add_argument("--sockets", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=10)
     args = ap.parse_args()
-    per_round = 100 if args.quick else 400
     server = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
-    async with scratch_database(server, "bench_sealing") as url:
-        conn = await asyncpg.connect(url)
-        try:
-            await migrate(conn)
-        finally:
-            await conn.close()
-        out = await run(url, args.tables, args.rounds, per_round, args.sockets)
-    out["target"] = "sealed at most 10 % more CPU per chat command than plain"
-    out["met"] = out["overhead_pct"] <= 10
-    out["note"] = "one process, this machine's cores shared with other work; rounds alternate"
+    out = await measure(
+        server,
+        tables=args.tables,
+        rounds=args.rounds,
+        per_round=100 if args.quick else 400,
+        sockets=args.sockets,
+    )
     print(json.dumps(out))
 
 

@@ -23,6 +23,9 @@
    on the same aiohttp, asyncpg and PostgreSQL, at 2,000 human-pace tables and at the fastest
    pace whose fan-out keeps up (1 s think time: 2,000 commands a second offered): its server
    CPU per command, the reference the server's is compared with (``cpu_over_floor``).
+7. **Sealing** (``sealing``, :mod:`bench.sealing`): what sealing what people type under their
+   own keys costs a chat-heavy table, sealed against plain in one process (target: at most
+   10 % more CPU per chat command).
 
 ``--quick`` runs 2,000 tables at human pace (``quick_tables``) and the rest shortened: under
 two minutes. The servers run as subprocesses (``python -m server serve``) against a fresh
@@ -54,6 +57,7 @@ from bench.floor import run_floors  # noqa: E402
 from bench.kit.human_pace import Clients, Phase, TableSpec, summary  # noqa: E402
 from bench.kit.scratch import scratch_database  # noqa: E402
 from bench.kit.serving import free_port, wait_ready  # noqa: E402
+from bench.sealing import measure as measure_sealing  # noqa: E402
 from bench.throws import worst_throws  # noqa: E402
 
 QUICK_TABLES = 2000
@@ -509,6 +513,11 @@ async def main() -> None:
     throws = worst_throws(300 if args.quick else 1000)
     result["worst_m_bytes"] = throws["worst_m_bytes"]
     result["worst_plays_ms"] = throws["worst_plays_ms"]
+    # What sealing what people type costs a chat-heavy table (issue 31: at most 10 % more CPU
+    # per chat command), after the server has stopped: bench/sealing.py, sealed and plain
+    # alternating in one process.
+    log("sealing")
+    result["sealing"] = await measure_sealing(base_url, per_round=100 if args.quick else 400)
     print(json.dumps(result))
 
 

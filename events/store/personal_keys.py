@@ -44,7 +44,9 @@ __all__ = [
     "PersonalKeyError",
     "PersonalKeys",
     "Unopened",
+    "hold_keys",
     "master_key",
+    "owners_of",
 ]
 
 KEYS_CHANNEL: Final = "chouette_keys"
@@ -71,6 +73,61 @@ _OWNER = {
 def master_key(seed_key: bytes) -> bytes:
     """The key that wraps every data key, derived from the dice seeds' key (HKDF-SHA256)."""
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=MASTER_INFO).derive(seed_key)
+
+
+def _owner_of(rec: RecordedEvent, sealed: set[str], plain: set[str]) -> None:
+    """Add the account whose personal value ``rec`` holds: to ``sealed`` when it is sealed
+    under their key, to ``plain`` when it is stored in the clear (schema 1)."""
+    if e.is_sealed(rec.type, rec.data):
+        sealed.update(m.decode("utf-8") for m in _KEY_ID.findall(rec.data))
+    elif rec.type in _OWNER:
+        found = _OWNER[rec.type].search(rec.data)
+        if found is not None:
+            plain.add(found.group(1).decode("utf-8"))
+
+
+def owners_of(records: Iterable[RecordedEvent], types: frozenset[str]) -> set[str]:
+    """The accounts whose personal values the records of ``types`` hold, sealed or not."""
+    owners: set[str] = set()
+    for rec in records:
+        if rec.type in types:
+            _owner_of(rec, owners, owners)
+    return owners
+
+
+_LOCK_LABEL: Final = "chouette-personal-key:"
+_LOCK: Final = (
+    "SELECT pg_advisory_xact_lock(hashtextextended($2 || a, 0)) FROM unnest($1::text[]) AS a"
+)
+_LOCK_SHARED: Final = (
+    "SELECT pg_advisory_xact_lock_shared(hashtextextended($2 || a, 0)) FROM unnest($1::text[]) AS a"
+)
+
+
+async def hold_keys(conn: asyncpg.Connection, account_ids: Iterable[str]) -> set[str]:
+    """Keep these accounts' keys from being destroyed until ``conn``'s transaction ends, and
+    say which of them are destroyed already.
+
+    What a read model writes from values it opened must not outlive their key: an erasure
+    destroys the key, then pseudonymises the read models (``server/readmodels/erasure.py``),
+    and a write that commits in between would bring the name back. So a writer holds the
+    keys it opened with (a shared advisory lock each; :meth:`PersonalKeys.destroy` takes it
+    exclusively) and, if one is destroyed by then, writes again from values read anew
+    (:meth:`PersonalKeys.forget` first). Either the writer commits first, and the
+    pseudonymisation that follows the destruction covers what it wrote, or the destruction
+    does, and the writer sees it here: this second statement reads what committed while it
+    waited for the lock.
+    """
+    wanted = sorted(set(account_ids))
+    if not wanted:
+        return set()
+    await conn.execute(_LOCK_SHARED, wanted, _LOCK_LABEL)
+    rows = await conn.fetch(
+        "SELECT account_id FROM personal_keys WHERE account_id = ANY($1::text[])"
+        " AND destroyed_at IS NOT NULL",
+        wanted,
+    )
+    return {r["account_id"] for r in rows}
 
 
 class PersonalKeyError(StoreError):
@@ -175,13 +232,8 @@ class PersonalKeys:
         ids: set[str] = set()
         owners: set[str] = set()
         for rec in records:
-            if e.is_sealed(rec.type, rec.data):
-                ids.update(m.decode("utf-8") for m in _KEY_ID.findall(rec.data))
-            elif rec.type in _OWNER:
-                # In the clear (schema 1): whether its owner was erased (:meth:`is_erased`).
-                found = _OWNER[rec.type].search(rec.data)
-                if found is not None:
-                    owners.add(found.group(1).decode("utf-8"))
+            # In the clear (schema 1): whether its owner was erased (:meth:`is_erased`).
+            _owner_of(rec, ids, owners)
         if not ids and not owners:
             return
         if self.trusted():
@@ -226,14 +278,17 @@ class PersonalKeys:
         """Destroy ``account_id``'s data key, for good (a row is written even when it never had
         one, so that none is ever made for it), and tell every process as it commits."""
         with translate_errors():
-            await self._pool.execute(
-                "WITH gone AS (INSERT INTO personal_keys (account_id, wrapped, destroyed_at)"
-                " VALUES ($1, NULL, now()) ON CONFLICT (account_id) DO UPDATE"
-                " SET wrapped = NULL, destroyed_at = now()"
-                " WHERE personal_keys.destroyed_at IS NULL RETURNING account_id)"
-                f" SELECT pg_notify('{KEYS_CHANNEL}', account_id) FROM gone",
-                account_id,
-            )
+            async with self._pool.acquire() as conn, conn.transaction():
+                # Not while a read model writes what it opened with this key (:func:`hold_keys`).
+                await conn.execute(_LOCK, [account_id], _LOCK_LABEL)
+                await conn.execute(
+                    "WITH gone AS (INSERT INTO personal_keys (account_id, wrapped, destroyed_at)"
+                    " VALUES ($1, NULL, now()) ON CONFLICT (account_id) DO UPDATE"
+                    " SET wrapped = NULL, destroyed_at = now()"
+                    " WHERE personal_keys.destroyed_at IS NULL RETURNING account_id)"
+                    f" SELECT pg_notify('{KEYS_CHANNEL}', account_id) FROM gone",
+                    account_id,
+                )
         self.forget(account_id)
 
     def forget(self, account_id: str) -> None:

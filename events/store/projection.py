@@ -39,9 +39,10 @@ from events.store.errors import (
     translate_errors,
 )
 from events.store.event_store import EventStore, RecordedEvent, RecordKeys
+from events.store.personal_keys import PersonalKeys, hold_keys, owners_of
 from events.store.subscription import LiveFeed
 
-__all__ = ["Projector", "SkippedEvent", "skipped_events"]
+__all__ = ["DestroyedMeanwhile", "Projector", "SkippedEvent", "skipped_events"]
 
 _log = logging.getLogger(__name__)
 
@@ -103,6 +104,10 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"[:_MAX_REASON]
 
 
+class DestroyedMeanwhile(Exception):
+    """A key a batch opened was destroyed before the batch committed: it is rolled back."""
+
+
 class Projector(abc.ABC):
     """A read model fed by one log partition.
 
@@ -120,6 +125,11 @@ class Projector(abc.ABC):
     """The errors that mean "this event can never be applied": raised by :meth:`handle` for a
     single event, the event is skipped and recorded instead of halting the projector. Any
     other error rolls the batch back, to be offered again."""
+
+    personal: ClassVar[frozenset[str]] = frozenset()
+    """The event types whose personal values (docs/privacy.md) the read model writes: a batch
+    of them holds their owners' keys as it commits, and is applied again, from values read
+    anew, when one of those keys was destroyed meanwhile (:func:`hold_keys`)."""
 
     def __init__(
         self,
@@ -183,23 +193,35 @@ class Projector(abc.ABC):
         self.keys = store.keys
         with translate_errors():
             async with store.pool.acquire() as conn:
-                try:
-                    # The batch as one: no savepoint (two round trips fewer), since a poison
-                    # event is rare; if there is one, the transaction rolls back and the batch
-                    # is applied again, one event at a time, each in a savepoint.
-                    async with conn.transaction():
-                        current, new = await self._lock(conn, events)
-                        if not new:
-                            return current
-                        await self.handle(conn, new)
-                        await conn.execute(_ADVANCE, self.name, self.partition, new[-1].position)
-                except self.poison_errors:
-                    async with conn.transaction():
-                        current, new = await self._lock(conn, events)
-                        if not new:
-                            return current
-                        skipped = await self._handle_each(conn, new)
-                        await conn.execute(_ADVANCE, self.name, self.partition, new[-1].position)
+                while True:
+                    try:
+                        # The batch as one: no savepoint (two round trips fewer), since a
+                        # poison event is rare; if there is one, the transaction rolls back and
+                        # the batch is applied again, one event at a time, each in a savepoint.
+                        async with conn.transaction():
+                            current, new = await self._lock(conn, events)
+                            if not new:
+                                return current
+                            erased = self._erased(new)
+                            await self.handle(conn, new)
+                            await self._hold_keys(conn, new, erased)
+                            await conn.execute(
+                                _ADVANCE, self.name, self.partition, new[-1].position
+                            )
+                    except self.poison_errors:
+                        async with conn.transaction():
+                            current, new = await self._lock(conn, events)
+                            if not new:
+                                return current
+                            erased = self._erased(new)
+                            skipped = await self._handle_each(conn, new)
+                            await self._hold_keys(conn, new, erased)
+                            await conn.execute(
+                                _ADVANCE, self.name, self.partition, new[-1].position
+                            )
+                    except DestroyedMeanwhile:
+                        continue  # the batch again, the keys destroyed now known
+                    break
         # Only once committed: a rolled-back skip was never made.
         for skip in skipped:
             _log.warning(
@@ -211,6 +233,28 @@ class Projector(abc.ABC):
             if self.on_skip is not None:
                 self.on_skip(skip)
         return new[-1].position
+
+    def _erased(self, events: Sequence[RecordedEvent]) -> set[str] | None:
+        """The owners of the batch's personal values whose keys are known destroyed before it
+        is applied (None: the batch writes none)."""
+        if not self.personal or not isinstance(self.keys, PersonalKeys):
+            return None
+        keys = self.keys
+        return {o for o in owners_of(events, self.personal) if keys.is_erased(o)}
+
+    async def _hold_keys(
+        self, conn: asyncpg.Connection, events: Sequence[RecordedEvent], erased: set[str] | None
+    ) -> None:
+        """Hold the keys the batch opened until it commits; roll it back to be applied again
+        if one of them was destroyed since it was opened (:func:`hold_keys`)."""
+        if erased is None:
+            return
+        assert isinstance(self.keys, PersonalKeys)
+        late = await hold_keys(conn, owners_of(events, self.personal)) - erased
+        if late:
+            for owner in late:
+                self.keys.forget(owner)
+            raise DestroyedMeanwhile
 
     async def _lock(
         self, conn: asyncpg.Connection, events: Sequence[RecordedEvent]

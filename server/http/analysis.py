@@ -26,6 +26,7 @@ from events.gnubg.bot import available as gnubg_available
 from events.records.analysis import analyse_table
 from events.records.replay import decode_all
 from events.store.event_store import EventStore
+from events.store.personal_keys import PersonalKeys, owners_of
 from events.store.streams import table_stream
 from server.access import ratelimit
 from server.http.common import current_account, query_int, table_id_of
@@ -75,6 +76,10 @@ def analyse_worker(events: Sequence[e.Event], ply: int) -> bytes:
     return msgspec.json.encode(analyse_table(events, ply))
 
 
+_NAMED = frozenset({"table_created", "player_joined"})
+"""The events whose personal values an analysis names (the table, the players)."""
+
+
 class Analyses:
     """The analyses of one server process's requests: computed in its pool, kept in the
     database."""
@@ -116,10 +121,26 @@ class Analyses:
             del self._running[key]
 
     async def _get(self, table_id: str, ply: int) -> bytes:
+        while True:
+            doc = await self._compute(table_id, ply)
+            if isinstance(doc, bytes):
+                return doc
+            # A player's key destroyed while it was computed: again, under the pseudonym.
+            keys = self.store.keys
+            assert isinstance(keys, PersonalKeys)
+            for owner in doc:
+                keys.forget(owner)
+
+    async def _compute(self, table_id: str, ply: int) -> bytes | set[str]:
+        """The analysis, or the players whose keys were destroyed while it was computed (it
+        names them, and is neither kept nor sent)."""
         records = await self.store.read_stream(table_stream(table_id))
         if not records:
             raise not_found(f"no table {table_id!r}")
-        events = await asyncio.to_thread(decode_all, records, self.store.keys)
+        keys = self.store.keys
+        owners = owners_of(records, _NAMED) if isinstance(keys, PersonalKeys) else set()
+        erased = {o for o in owners if keys is not None and keys.is_erased(o)}
+        events = await asyncio.to_thread(decode_all, records, keys)
         upto = finished_upto(events)
         if not upto:
             # Not an analysis of nothing: the client is told there is nothing yet to analyse.
@@ -145,8 +166,8 @@ class Analyses:
             raise Problem(
                 503, "analysis-failed", "Analysis failed", f"the analysis {why}: try again later"
             ) from None
-        await keep_analysis(pool, table_id, ply, version, doc.decode())
-        return doc
+        late = await keep_analysis(pool, table_id, ply, version, doc.decode(), owners - erased)
+        return late or doc
 
     def _reset(self) -> None:
         pool, self._pool = self._pool, None

@@ -12,6 +12,8 @@ from typing import Final
 
 import asyncpg
 
+from events.store.personal_keys import hold_keys
+
 __all__ = ["cached_analysis", "keep_analysis"]
 
 _READ: Final = "SELECT doc::text FROM analyses WHERE table_id = $1 AND ply = $2 AND version = $3"
@@ -31,8 +33,17 @@ async def cached_analysis(pool: asyncpg.Pool, table_id: str, ply: int, version: 
 
 
 async def keep_analysis(
-    pool: asyncpg.Pool, table_id: str, ply: int, version: int, doc: str
-) -> None:
+    pool: asyncpg.Pool, table_id: str, ply: int, version: int, doc: str, opened: set[str]
+) -> set[str]:
     """Keep ``doc`` (JSON text) as the analysis of ``table_id`` at ``ply`` for its log up to
-    ``version``, unless one of a later version is kept already."""
-    await pool.execute(_KEEP, table_id, ply, version, doc)
+    ``version``, unless one of a later version is kept already.
+
+    :param opened: the accounts whose names ``doc`` holds, opened with their keys.
+    :returns: those of them whose keys were destroyed since (their erasure may have dropped
+        the table's analyses already): nothing was kept then (:func:`hold_keys`).
+    """
+    async with pool.acquire() as conn, conn.transaction():
+        late = await hold_keys(conn, opened)
+        if not late:
+            await conn.execute(_KEEP, table_id, ply, version, doc)
+    return late

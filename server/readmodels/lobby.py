@@ -48,6 +48,8 @@ class LobbyProjector(ReadModel):
     types = frozenset(
         {"table_created", "player_joined", "player_left", "game_started", "match_ended"}
     )
+    personal = frozenset({"table_created", "player_joined"})
+    """What it keeps of what people typed: the tables' names and the players' display names."""
 
     async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
         """A batch's changes to each table's row, made in memory from the rows as they are and
@@ -63,10 +65,12 @@ class LobbyProjector(ReadModel):
             return
         lobby = self.t("lobby_tables")
         rows: dict[str, dict[str, Any]] = {
-            r["table_id"]: dict(r, names=json.loads(r["names"]), players=list(r["players"]))
+            r["table_id"]: dict(
+                r, names=json.loads(r["names"]), players=list(r["players"]), bots=list(r["bots"])
+            )
             for r in await connection.fetch(
                 "SELECT table_id, kind, name, options::text AS options, created_by, players,"
-                f" names::text AS names, max_players, status, games, version FROM {lobby}"
+                f" names::text AS names, bots, max_players, status, games, version FROM {lobby}"
                 " WHERE table_id = ANY($1)",
                 list({table_id for table_id, _, _ in decoded}),
             )
@@ -79,15 +83,16 @@ class LobbyProjector(ReadModel):
             return
         await connection.executemany(
             f"INSERT INTO {lobby} (table_id, kind, name, options, created_by, players, names,"
-            " max_players, status, games, version) VALUES ($1, $2, $3, $4::jsonb, $5, $6,"
-            " $7::jsonb, $8, $9, $10, $11) ON CONFLICT (table_id) DO UPDATE SET"
+            " max_players, status, games, version, bots) VALUES ($1, $2, $3, $4::jsonb, $5, $6,"
+            " $7::jsonb, $8, $9, $10, $11, $12) ON CONFLICT (table_id) DO UPDATE SET"
             " players = excluded.players, names = excluded.names, status = excluded.status,"
-            " games = excluded.games, version = excluded.version, updated_at = now()",
+            " games = excluded.games, version = excluded.version, bots = excluded.bots,"
+            " updated_at = now()",
             [
                 (
                     *(t, r["kind"], r["name"], r["options"], r["created_by"], r["players"]),
                     json.dumps(r["names"], ensure_ascii=False),
-                    *(r["max_players"], r["status"], r["games"], r["version"]),
+                    *(r["max_players"], r["status"], r["games"], r["version"], r["bots"]),
                 )
                 for t, r in ((t, rows[t]) for t in touched)
             ],
@@ -109,6 +114,7 @@ class LobbyProjector(ReadModel):
                 "created_by": event.created_by,
                 "players": [],
                 "names": {},
+                "bots": [],
                 "max_players": o.max_players or (8 if event.kind == "chouette" else 2),
                 "status": "open",
                 "games": 0,
@@ -119,11 +125,13 @@ class LobbyProjector(ReadModel):
         if row is None:
             return False
         match event:
-            case e.PlayerJoined(player=player, display_name=display_name):
+            case e.PlayerJoined(player=player, display_name=display_name, bot=bot):
                 if player in row["players"]:
                     return False
                 row["players"].append(player)
                 row["names"][player] = display_name or player
+                # Who sat down as a bot, as their last join says (docs/bots.md).
+                row["bots"] = [p for p in row["bots"] if p != player] + ([player] if bot else [])
             case e.PlayerLeft(player=player):
                 row["players"] = [p for p in row["players"] if p != player]
             case e.GameStarted(game=game):
@@ -188,8 +196,9 @@ class Lobby(ReadModels):
     async def list(self, kind: str | None = None) -> list[dict[str, Any]]:
         with translate_errors():
             rows = await self.store.pool.fetch(
-                "SELECT table_id, kind, name, options, created_by, players, names, max_players,"
-                " status, games, version FROM lobby_tables WHERE ($1::text IS NULL OR kind = $1)"
+                "SELECT table_id, kind, name, options, created_by, players, names, bots,"
+                " max_players, status, games, version FROM lobby_tables"
+                " WHERE ($1::text IS NULL OR kind = $1)"
                 " AND status <> 'finished'"
                 # Private tables are never listed (docs/social.md).
                 " AND NOT coalesce((options->>'private')::boolean, false)"
@@ -205,7 +214,7 @@ class Lobby(ReadModels):
                 "created_by": r["created_by"],
                 "players": list(r["players"]),
                 "names": {p: n for p, n in json.loads(r["names"]).items() if p in r["players"]},
-                "bots": [p for p in r["players"] if is_bot(p)],
+                "bots": [p for p in r["players"] if is_bot(p) or p in r["bots"]],
                 "seats": r["max_players"],
                 "free_seats": max(0, r["max_players"] - len(r["players"])),
                 "status": r["status"],

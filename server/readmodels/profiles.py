@@ -106,6 +106,8 @@ class ProfilesProjector(ReadModel):
     types = frozenset(
         {"table_created", "player_joined", "game_started", "game_ended", "match_ended"}
     )
+    personal = frozenset({"table_created"})
+    """What it keeps of what people typed: the tables' names."""
 
     async def handle(self, connection: asyncpg.Connection, events: Sequence[RecordedEvent]) -> None:
         decoded = [

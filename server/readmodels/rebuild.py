@@ -23,7 +23,7 @@ import asyncpg
 
 from events.store.errors import LogHoleError, StoreError, translate_errors
 from events.store.event_store import EventStore, RecordedEvent
-from events.store.projection import Projector, SkippedEvent
+from events.store.projection import DestroyedMeanwhile, Projector, SkippedEvent
 from events.store.streams import parse_stream
 from events.store.subscription import LiveFeed
 
@@ -217,62 +217,72 @@ async def _rebuild(
                 progress(read, max(total, read))
     # The swap: the live checkpoints locked (the live projectors wait), the events appended
     # meanwhile applied to the copies, the copies renamed into place, the checkpoints moved.
-    with translate_errors():
-        async with store.pool.acquire() as conn, conn.transaction():
-            for s in shadows:
-                await conn.execute(
-                    "INSERT INTO projection_checkpoints (name, partition, position)"
-                    " VALUES ($1, $2, 0) ON CONFLICT (name, partition) DO NOTHING",
-                    live.model,
-                    s.partition,
-                )
-                await conn.fetchval(
-                    "SELECT position FROM projection_checkpoints WHERE name = $1"
-                    " AND partition = $2 FOR UPDATE",
-                    live.model,
-                    s.partition,
-                )
-            for s in shadows:
-                position = await conn.fetchval(
-                    "SELECT position FROM projection_checkpoints WHERE name = $1"
-                    " AND partition = $2",
-                    s.name,
-                    s.partition,
-                )
-                while True:
-                    batch = await store.read_log(s.partition, position, batch_size)
-                    if not batch:
-                        break
-                    if batch[0].position != position + 1:  # pragma: no cover - dense log
-                        raise LogHoleError(
+    # A key a batch opened destroyed meanwhile: the swap again, from values read anew.
+    while True:
+        try:
+            with translate_errors():
+                async with store.pool.acquire() as conn, conn.transaction():
+                    for s in shadows:
+                        await conn.execute(
+                            "INSERT INTO projection_checkpoints (name, partition, position)"
+                            " VALUES ($1, $2, 0) ON CONFLICT (name, partition) DO NOTHING",
+                            live.model,
                             s.partition,
-                            position + 1,
-                            batch[0].position,
-                            who=f"rebuilding {s.name!r}",
                         )
-                    await s._handle(conn, batch)  # (a poison event skipped and recorded)
-                    position = batch[-1].position
-                    read += len(batch)
-                await conn.execute(
-                    "UPDATE projection_checkpoints SET position = $3, updated_at = now()"
-                    " WHERE name = $1 AND partition = $2",
-                    live.model,
-                    s.partition,
-                    position,
-                )
-                await conn.execute("DELETE FROM projection_checkpoints WHERE name = $1", s.name)
-            await conn.execute("DELETE FROM projection_skipped WHERE name = $1", live.model)
-            await conn.execute(
-                "UPDATE projection_skipped SET name = $2 WHERE name = $1",
-                live.model + REBUILD_SUFFIX,
-                live.model,
-            )
-            await _lock_tables(conn, names)
-            for table in names:
-                await conn.execute(f"DROP TABLE IF EXISTS {table}__old")
-                await conn.execute(f"ALTER TABLE {table} RENAME TO {table}__old")
-                await conn.execute(f"ALTER TABLE {table}{REBUILD_SUFFIX} RENAME TO {table}")
-                await conn.execute(f"DROP TABLE {table}__old")
+                        await conn.fetchval(
+                            "SELECT position FROM projection_checkpoints WHERE name = $1"
+                            " AND partition = $2 FOR UPDATE",
+                            live.model,
+                            s.partition,
+                        )
+                    for s in shadows:
+                        position = await conn.fetchval(
+                            "SELECT position FROM projection_checkpoints WHERE name = $1"
+                            " AND partition = $2",
+                            s.name,
+                            s.partition,
+                        )
+                        while True:
+                            batch = await store.read_log(s.partition, position, batch_size)
+                            if not batch:
+                                break
+                            if batch[0].position != position + 1:  # pragma: no cover - dense log
+                                raise LogHoleError(
+                                    s.partition,
+                                    position + 1,
+                                    batch[0].position,
+                                    who=f"rebuilding {s.name!r}",
+                                )
+                            erased = s._erased(batch)
+                            await s._handle(conn, batch)  # (a poison event skipped and recorded)
+                            await s._hold_keys(conn, batch, erased)
+                            position = batch[-1].position
+                            read += len(batch)
+                        await conn.execute(
+                            "UPDATE projection_checkpoints SET position = $3, updated_at = now()"
+                            " WHERE name = $1 AND partition = $2",
+                            live.model,
+                            s.partition,
+                            position,
+                        )
+                        await conn.execute(
+                            "DELETE FROM projection_checkpoints WHERE name = $1", s.name
+                        )
+                    await conn.execute("DELETE FROM projection_skipped WHERE name = $1", live.model)
+                    await conn.execute(
+                        "UPDATE projection_skipped SET name = $2 WHERE name = $1",
+                        live.model + REBUILD_SUFFIX,
+                        live.model,
+                    )
+                    await _lock_tables(conn, names)
+                    for table in names:
+                        await conn.execute(f"DROP TABLE IF EXISTS {table}__old")
+                        await conn.execute(f"ALTER TABLE {table} RENAME TO {table}__old")
+                        await conn.execute(f"ALTER TABLE {table}{REBUILD_SUFFIX} RENAME TO {table}")
+                        await conn.execute(f"DROP TABLE {table}__old")
+        except DestroyedMeanwhile:
+            continue
+        break
     if progress is not None:
         progress(read, max(total, read))
     return read
