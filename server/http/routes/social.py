@@ -3,7 +3,8 @@ Part of the one route table (:mod:`server.http.routes`)."""
 
 from __future__ import annotations
 
-from server.http import privacy, social
+from server.http import nights, privacy, social
+from server.http.nights import Night
 from server.http.privacy import RedeemRequest
 from server.http.routes.route import Route
 from server.openapi.operation import (
@@ -276,6 +277,59 @@ ROUTES: tuple[Route, ...] = (
                     "query",
                     {"type": "string", "maxLength": 100},
                     "Part of the table's name.",
+                ),
+            ],
+            security=BEARER,
+        ),
+    ),
+    Route(
+        "GET",
+        "/nights",
+        nights.night,
+        op(
+            "Social",
+            "A chouette night's ledger and settlement",
+            "A club's evening over one or more chouettes (or money tables): every game that"
+            " ended at the `tables` between `since` and `until` (the server's time of each"
+            " game's end), summed into one ledger — who is up, who is down — and settled in the"
+            " fewest payments (exactly, up to 18 players with a balance after the obvious pairs;"
+            " `fewest` says so). Read from the log, nothing stored: the same log gives the same"
+            " night. Each table must be one the caller may see (a private one answers as an"
+            " unknown table does). At most 20 tables and 48 hours."
+            " Limited per address (`CHOUETTE_RATE_SOCIAL`).",
+            {
+                200: answer("The night", Night),
+                400: problem(
+                    "`tables` missing, empty or over 20; `since` missing; a time that is not"
+                    " ISO 8601 with its zone; `since` not before `until`; over 48 hours"
+                    " (`bad-request`)"
+                ),
+                401: problem(NO_TOKEN),
+                404: problem(PRIVATE_NO_TABLE),
+                409: problem("A match table among them (`match-table`)"),
+                429: too_many(),
+                503: problem(SOCIAL_UNAVAILABLE),
+            },
+            parameters=[
+                param(
+                    "tables",
+                    "query",
+                    {"type": "string", "maxLength": 800},
+                    "The tables' ids, separated by commas (1 to 20).",
+                    required=True,
+                ),
+                param(
+                    "since",
+                    "query",
+                    {"type": "string", "format": "date-time"},
+                    "The night's start: ISO 8601 with its zone (`2026-12-03T19:00:00Z`).",
+                    required=True,
+                ),
+                param(
+                    "until",
+                    "query",
+                    {"type": "string", "format": "date-time"},
+                    "The night's end (by default now); at most 48 hours after `since`.",
                 ),
             ],
             security=BEARER,
