@@ -24,6 +24,7 @@ from events.store.heads import HeadsSigner
 from events.store.personal_keys import KEYS_CHANNEL, PersonalKeys, master_key
 from events.store.seed_store import SeedStore
 from events.store.subscription import LiveFeed
+from events.tournament_service import TournamentService
 from server.access import ratelimit
 from server.access.auth import ACCOUNTS, Accounts
 from server.config import Config, load_seed_key, load_signing_key
@@ -31,6 +32,7 @@ from server.database import server_database_url
 from server.http import analysis, heads, privacy, routes, streams
 from server.http import records as record_handlers
 from server.http import social as social_handlers
+from server.http import tournaments as tournament_handlers
 from server.http.erasure import forget_personal
 from server.http.problems import error_middleware
 from server.keys import (
@@ -48,6 +50,7 @@ from server.live import loop_watch
 from server.live.bots import BOTS, BotRunner, is_bot
 from server.live.presence import Presence
 from server.live.timers import Timers
+from server.live.tournaments import RUNNER, TournamentRunner
 from server.metrics import Metrics
 from server.openapi import document as openapi
 from server.readmodels.accounts import ACCOUNTS_CHANNEL
@@ -158,6 +161,21 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     )
     await bots.start(store.pool)
     app[BOTS] = bots
+    # Tournaments (docs/tournaments.md): their service, and the runner that creates each
+    # round's tables and records their results, from the logs (nothing lost in a restart).
+    tournaments = TournamentService(store, clock=config.clock or time.time)
+    runner = TournamentRunner(
+        tournaments,
+        app[TABLES],
+        store.pool,
+        seed_window=config.seed_window,
+        table_clock=config.table_clock,
+        background=config.clock is None,
+    )
+    tournaments.on_state = runner.told
+    app[tournament_handlers.TOURNAMENTS] = tournaments
+    app[RUNNER] = runner
+    await runner.start(notifier)
     app[record_handlers.AUDITS] = AuditCache(store)
     app[analysis.ANALYSES] = analysis.Analyses(
         store, config.analysis_workers, config.analysis_timeout
@@ -170,6 +188,7 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        await runner.stop()
         await timers.stop()
         await bots.stop()
         app[analysis.ANALYSES].close()

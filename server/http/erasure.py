@@ -38,6 +38,7 @@ from server.http.common import current_session, decode_body, json_response
 from server.http.problems import Problem, bad_request, unauthorized
 from server.http.social import READ_MODELS
 from server.http.streams import THROW_MESSAGES, WATCH
+from server.http.tournaments import TOURNAMENTS
 from server.keys import ACCOUNTS_POOL, LOBBY, TABLES
 from server.readmodels import erasure
 from server.readmodels.profiles import player_profile
@@ -121,6 +122,9 @@ def forget_personal(app: web.Application) -> None:
     throws = app.get(THROW_MESSAGES)
     if throws is not None:
         throws.clear()
+    tournaments = app.get(TOURNAMENTS)
+    if tournaments is not None:
+        tournaments.forget_states()
 
 
 async def erase_me(request: web.Request) -> web.Response:

@@ -38,6 +38,7 @@ from events.domain.table import (
     TableExistsError,
     TableNotFoundError,
 )
+from events.domain.tournament import TournamentNotFoundError
 from events.domain.types import NAME_PATTERN, TEXT_PATTERN
 from events.store.errors import (
     CommandReusedError,
@@ -164,7 +165,7 @@ def to_problem(exc: BaseException) -> Problem | None:
             return exc
         case msgspec.DecodeError():
             return from_decode_error(exc)
-        case TableNotFoundError():
+        case TableNotFoundError() | TournamentNotFoundError():
             return not_found(str(exc))
         case TableExistsError():
             return Problem(409, "exists", "Table exists", str(exc))

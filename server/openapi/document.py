@@ -195,6 +195,7 @@ def build_spec(routes: Iterable[Route] = ROUTES) -> dict[str, Any]:
             {"name": "Reference", "description": "This document."},
             {"name": "Page", "description": "The web client, for a browser."},
             {"name": "Social", "description": "Profiles, ratings, leaderboards, invitations."},
+            {"name": "Tournaments", "description": "Knockouts, Swiss tournaments, round robins."},
         ],
         "paths": paths,
         "components": {

@@ -4,7 +4,8 @@ adds a route.
 
 The table is kept by area, one module each — :mod:`~server.http.routes.accounts`,
 :mod:`~server.http.routes.tables` (with the live streams), :mod:`~server.http.routes.records`,
-:mod:`~server.http.routes.social` and :mod:`~server.http.routes.operations` (with the API reference and
+:mod:`~server.http.routes.social`, :mod:`~server.http.routes.tournaments` and
+:mod:`~server.http.routes.operations` (with the API reference and
 the page) — and :data:`ROUTES` is them in that order. Each :class:`~server.http.routes.route.Route` is
 its method, its path (aiohttp's template), its handler and what the API reference says of it
 (:class:`~server.openapi.operation.Operation`): its tag, summary and description, the statuses
@@ -18,13 +19,18 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from server.http.routes import accounts, operations, records, social, tables
+from server.http.routes import accounts, operations, records, social, tables, tournaments
 from server.http.routes.route import Handler, Route
 
 __all__ = ["ROUTES", "Handler", "Route", "add_routes"]
 
 ROUTES: tuple[Route, ...] = (
-    accounts.ROUTES + tables.ROUTES + records.ROUTES + social.ROUTES + operations.ROUTES
+    accounts.ROUTES
+    + tables.ROUTES
+    + records.ROUTES
+    + social.ROUTES
+    + tournaments.ROUTES
+    + operations.ROUTES
 )
 
 

@@ -1,0 +1,212 @@
+"""The tournaments' routes (docs/tournaments.md): creating one, entering and withdrawing, the
+director's start and adjustments, the list and a tournament's state. Part of the one route
+table (:mod:`server.http.routes`)."""
+
+from __future__ import annotations
+
+from server.http import tournaments as t
+from server.http.routes.route import Route
+from server.openapi.operation import (
+    BAD_BODY,
+    BAD_TOKEN,
+    BEARER,
+    NO_TOKEN,
+    OPTIONAL_BEARER,
+    TOO_LARGE,
+    UNAVAILABLE,
+    answer,
+    json_body,
+    op,
+    param,
+    problem,
+    slugs,
+)
+
+__all__ = ["ROUTES"]
+
+TOURNAMENT = param(
+    "tournament_id", "path", {"type": "string", "format": "uuid"}, "The tournament id."
+)
+NO_TOURNAMENT = (
+    "No tournament has this id, or it is private and the caller is neither its director, nor"
+    " invited, nor entered (`not-found`)"
+)
+VIEW = (
+    "Answered with the tournament's state as `GET /tournaments/{tournament_id}` gives it. A"
+    " `command_id` makes a retry record nothing twice."
+)
+LIMITS = (
+    " Limits: a knockout or Swiss field of at most 256, a round robin of 32 (`max_field` no"
+    " more), Swiss rounds 1 to 20, matches of 1 to 25 points, 256 invited accounts."
+)
+
+ROUTES: tuple[Route, ...] = (
+    Route(
+        "GET",
+        "/tournaments",
+        t.listing,
+        op(
+            "Tournaments",
+            "The tournaments",
+            "Every public tournament (and the private ones the caller directs, is invited to or"
+            " entered), with its status: `entering`, `playing` or `finished`. Folded from each"
+            " tournament's stream of the log.",
+            {
+                200: answer("The tournaments", t.TournamentList),
+                401: problem(BAD_TOKEN),
+                503: problem(UNAVAILABLE),
+            },
+            security=OPTIONAL_BEARER,
+        ),
+    ),
+    Route(
+        "POST",
+        "/tournaments",
+        t.create,
+        op(
+            "Tournaments",
+            "Create a tournament",
+            "A registered account creates a knockout, a Swiss tournament or a round robin of"
+            " matches, and is its director (guests may not: 403). The id is derived from"
+            " `command_id`, so a retry names the same tournament. Each round's match tables"
+            " are created by the server when the round is paired, with the tournament's"
+            " match length, clock and rated flag, and both players seated." + LIMITS,
+            {
+                200: answer("A retry (same `command_id`)", t.CreatedTournament),
+                201: answer("Created", t.CreatedTournament),
+                400: problem(f"{BAD_BODY}, or options that do not go together (`invalid-command`)"),
+                401: problem(NO_TOKEN),
+                403: problem("A guest (`forbidden`)"),
+                409: problem(
+                    f"The `command_id` was used for another command ({slugs('command-id-reused', 'not-now')})"
+                ),
+                413: problem(TOO_LARGE),
+                503: problem(UNAVAILABLE),
+            },
+            body=json_body(t.CreateTournamentRequest),
+            security=BEARER,
+        ),
+    ),
+    Route(
+        "GET",
+        "/tournaments/{tournament_id}",
+        t.get,
+        op(
+            "Tournaments",
+            "A tournament",
+            "Its options, entrants (with their seeding rating), every round's boards with"
+            " their match tables' links and results (how each was decided: the match, a"
+            " no-show, a withdrawal, the director's adjustment and its reason), and the"
+            " standings (Swiss, round robin) or the bracket to the final (knockout).",
+            {
+                200: answer("The tournament", t.TournamentView),
+                401: problem(BAD_TOKEN),
+                404: problem(NO_TOURNAMENT),
+                503: problem(UNAVAILABLE),
+            },
+            parameters=[TOURNAMENT],
+            security=OPTIONAL_BEARER,
+        ),
+    ),
+    Route(
+        "POST",
+        "/tournaments/{tournament_id}/entries",
+        t.enter,
+        op(
+            "Tournaments",
+            "Enter a tournament",
+            "The caller enters, seeded by their rating. A guest may not enter a rated"
+            " tournament (403); entering twice, after the entry window or the start, or a"
+            " full field is a 409. The body (a `command_id`) is optional. " + VIEW,
+            {
+                200: answer("Entered", t.TournamentView),
+                400: problem(BAD_BODY),
+                401: problem(NO_TOKEN),
+                403: problem("A guest in a rated tournament (`not-your-role`)"),
+                404: problem(NO_TOURNAMENT),
+                409: problem(
+                    "Already entered, the entries closed or the field full (`not-now`), or"
+                    " the `command_id` used for another command (`command-id-reused`)"
+                ),
+                413: problem(TOO_LARGE),
+                503: problem(UNAVAILABLE),
+            },
+            body=json_body(t.EntryRequest),
+            parameters=[TOURNAMENT],
+            security=BEARER,
+        ),
+    ),
+    Route(
+        "DELETE",
+        "/tournaments/{tournament_id}/entries/me",
+        t.withdraw,
+        op(
+            "Tournaments",
+            "Withdraw from a tournament",
+            "The caller withdraws: not paired again; a match of theirs still to play is"
+            " forfeited (and they leave its table). " + VIEW,
+            {
+                200: answer("Withdrawn", t.TournamentView),
+                401: problem(NO_TOKEN),
+                404: problem(NO_TOURNAMENT),
+                409: problem("Not entered, already withdrawn, or the tournament over (`not-now`)"),
+                503: problem(UNAVAILABLE),
+            },
+            parameters=[TOURNAMENT],
+            security=BEARER,
+        ),
+    ),
+    Route(
+        "POST",
+        "/tournaments/{tournament_id}/start",
+        t.start,
+        op(
+            "Tournaments",
+            "Start a tournament",
+            "The director closes the entries and the first round is paired (its tables"
+            " created at once); from then on each round is paired as the last result of the"
+            " one before is in. The body (a `command_id`) is optional. " + VIEW,
+            {
+                200: answer("Started", t.TournamentView),
+                400: problem(BAD_BODY),
+                401: problem(NO_TOKEN),
+                403: problem("Not the director (`not-your-role`)"),
+                404: problem(NO_TOURNAMENT),
+                409: problem("Already started, or fewer than 2 entrants (`not-now`)"),
+                413: problem(TOO_LARGE),
+                503: problem(UNAVAILABLE),
+            },
+            body=json_body(t.EntryRequest),
+            parameters=[TOURNAMENT],
+            security=BEARER,
+        ),
+    ),
+    Route(
+        "POST",
+        "/tournaments/{tournament_id}/adjust",
+        t.adjust,
+        op(
+            "Tournaments",
+            "Adjust a result",
+            "The director changes a decided board's result, for a reason that is recorded."
+            " A knockout's result can be adjusted only until the next round is paired from"
+            " it; nothing after the tournament is over. " + VIEW,
+            {
+                200: answer("Adjusted", t.TournamentView),
+                400: problem(BAD_BODY),
+                401: problem(NO_TOKEN),
+                403: problem("Not the director (`not-your-role`)"),
+                404: problem(NO_TOURNAMENT),
+                409: problem(
+                    "No such round or board, a bye, a board not decided, a winner not on it,"
+                    " or the tournament over (`not-now`)"
+                ),
+                413: problem(TOO_LARGE),
+                503: problem(UNAVAILABLE),
+            },
+            body=json_body(t.AdjustRequest),
+            parameters=[TOURNAMENT],
+            security=BEARER,
+        ),
+    ),
+)
