@@ -32,16 +32,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).parents[1]
-PACKAGES = ("engine", "events", "server", "client")
+PACKAGES = ("engine", "events", "server", "client", "outside")
 
 #: Which package may import which: ``docs/design.md``, "Dependencies point one way".
 MAY_IMPORT = {
     "engine": {"engine"},
     "events": {"engine", "events"},
-    "server": {"engine", "events", "server"},
+    # The CLI wires ``chouette bot run`` (outside/cli.py).
+    "server": {"engine", "events", "server", "outside"},
     # The Python client speaks the public protocol only: nothing of the server, the store or
     # the rules (a bot installs it alone).
     "client": {"client"},
+    # Outside bots play through the client and judge with the rules (GNU Backgammon's IDs,
+    # notation, the basic bot): never the server's, the store's or the decider's internals.
+    "outside": {"client", "engine", "outside"},
 }
 
 #: Which room of ``events/`` may import which (``docs/design.md``, "The rooms"): the domain never

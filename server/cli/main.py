@@ -2,7 +2,8 @@
 server/cli/project.py), the record tools ``audit``, ``replay``, ``export``, ``import`` and
 ``analyse`` (:mod:`server.cli.analyse`; each reads or writes a table's stream in the store), and
 ``heads``
-(the log's signed chain heads, to keep outside the database; ``audit --against`` checks them)."""
+(the log's signed chain heads, to keep outside the database; ``audit --against`` checks them),
+and ``bot run`` (an outside bot playing through the public protocol: :mod:`outside.cli`)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ from events.store.heads import (
 )
 from events.store.personal_keys import UNOPENED, PersonalKeys, master_key
 from events.store.streams import append_steps, chat_stream, table_stream
+from outside import cli as bot_cli
 from server.app import create_app
 from server.cli import analyse as cli_analyse
 from server.cli.progress import Progress
@@ -109,6 +111,7 @@ def parser() -> argparse.ArgumentParser:
     _db_flags(mig, owner=True)
     _add_record_commands(sub)
     add_project_command(sub, _db_flags)
+    bot_cli.add_parser(sub)
     return ap
 
 
@@ -158,6 +161,9 @@ _FREEZER = web.AppKey("gc_freezer", asyncio.Task)
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.cmd == "bot":
+        # A client of some server, maybe another machine's: no database, no configuration.
+        return bot_cli.run(args)
     try:
         config = config_from(args)
     except ConfigError as exc:

@@ -1,0 +1,177 @@
+"""``chouette bot run``'s arguments, refused in one readable line before anything is reached;
+the outside bot's pure parts: its reading of table views and its check of engines' answers."""
+
+from __future__ import annotations
+
+import doctest
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+import outside
+from engine.position import Position
+from outside import decide, engines
+from outside.decide import Ask, EngineFailure, Question, Send, answer_of, next_step
+from outside.engines import BasicEngine
+from server.cli.main import main
+
+ROOT = Path(__file__).parents[3]
+TABLE = str(uuid.uuid4())
+
+
+def test_the_doctests() -> None:
+    for module in (outside, decide, engines):
+        failed, _ = doctest.testmod(module)
+        assert failed == 0, module.__name__
+    assert doctest.testmod(decide).attempted >= 4
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--url", "ftp://x", "--token", "t", "--engine", "basic", "--table", TABLE], "--url"),
+        (["--url", "http://", "--token", "t", "--engine", "basic", "--table", TABLE], "--url"),
+        (["--url", "http://h", "--engine", "basic", "--table", TABLE], "token"),
+        (
+            ["--url", "http://h", "--token", "a\x01b", "--engine", "basic", "--table", TABLE],
+            "token",
+        ),
+        (["--url", "http://h", "--token", "t", "--engine", " ", "--table", TABLE], "--engine"),
+        (["--url", "http://h", "--token", "t", "--engine", "basic", "--table", "nope"], "UUID"),
+        (["--url", "http://h", "--token", "t", "--engine", "basic"], "nothing to play"),
+        (
+            ["--url", "http://h", "--token", "t", "--engine", "basic", "--invitation", "a\nb"],
+            "--invitation",
+        ),
+        (
+            [
+                "--url",
+                "http://h",
+                "--token",
+                "t",
+                "--engine",
+                "basic",
+                "--table",
+                TABLE,
+                "--engine-timeout",
+                "0",
+            ],
+            "--engine-timeout",
+        ),
+    ],
+)
+def test_bad_arguments_are_one_readable_line(
+    args: list[str], said: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CHOUETTE_BOT_TOKEN", raising=False)
+    assert main(["bot", "run", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("chouette bot run: ") and said in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_missing_arguments_are_argparses_usage_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "server", "bot", "run", "--token", "t"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "the following arguments are required: --url, --engine" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_server_that_is_not_there_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    # Port 9 (discard) on the loopback: nothing listens there.
+    argv = ["bot", "run", "--url", "http://127.0.0.1:9", "--token", "t", "--engine", "basic"]
+    assert main([*argv, "--table", TABLE]) == 1
+    err = capsys.readouterr().err
+    assert "chouette bot run: cannot reach http://127.0.0.1:9" in err
+    assert "Traceback" not in err
+
+
+START = "4HPwATDgc/ABMA"
+MONEY = "cAkAAAAAAAAA"
+
+
+def test_a_view_waiting_for_nobody_is_nothing_to_do() -> None:
+    assert next_step({"kind": "money", "in_game": False, "allowed": ["roll"]}, "me") is None
+    view = {"kind": "match", "in_game": True, "match_winner": "x", "allowed": ["leave"]}
+    assert next_step(view, "me") is None
+    assert next_step({"kind": "money", "in_game": True, "allowed": ["waive_seed"]}, "me") == Send(
+        {"type": "waive_seed"}
+    )
+
+
+def test_the_box_doubles_the_cubes_its_engine_picks() -> None:
+    cubes = [
+        {"member": "a", "match_id": "A" * 12},
+        {"member": "b", "match_id": "B" * 12},
+    ]
+    view = {
+        "kind": "chouette",
+        "in_game": True,
+        "box": "me",
+        "allowed": ["double", "roll", "leave"],
+        "targets": {"double": ["a", "b"]},
+        "options": {"cube_mode": "per_member"},
+        "game": {"phase": "roll", "on_roll": "me", "position_id": START, "cubes": cubes},
+    }
+    step = next_step(view, "me")
+    assert isinstance(step, Ask)
+    assert [q.line() for q in step.questions] == [
+        f"cube {START} {'A' * 12}",
+        f"cube {START} {'B' * 12}",
+    ]
+    assert step.finish(["roll", "double"]) == {"type": "double", "cubes": ["b"]}
+    assert step.finish(["double", "double"]) == {"type": "double", "cubes": []}
+    assert step.finish(["roll", "roll"]) == {"type": "roll"}
+
+
+def test_a_member_answers_on_its_own_cube_and_the_box_names_the_member() -> None:
+    cubes = [{"member": "me", "match_id": MONEY}, {"member": "other", "match_id": "C" * 12}]
+    game = {"phase": "roll", "on_roll": "box", "position_id": START, "cubes": cubes}
+    member = {"kind": "chouette", "in_game": True, "box": "box", "game": game}
+    step = next_step({**member, "allowed": ["take", "drop", "beaver"]}, "me")
+    assert isinstance(step, Ask) and step.questions[0].line() == f"take {START} {MONEY} beaver"
+    assert step.finish(["drop"]) == {"type": "drop", "cube": ""}
+    box = {**member, "box": "me", "allowed": ["take", "drop"], "targets": {"take": ["other"]}}
+    step = next_step(box, "me")
+    assert isinstance(step, Ask) and step.questions[0].match_id == "C" * 12
+    assert step.finish(["take"]) == {"type": "take", "cube": "other"}
+
+
+def test_answers_are_checked_before_anything_is_sent() -> None:
+    move = Question("move", START, MONEY, (6, 5))
+    assert answer_of(move, "24/13") == [[24, 18], [18, 13]]
+    assert answer_of(move, "  24/18   18/13 ") == [[24, 18], [18, 13]]
+    for bad in ("24/1", "", "pass", "13/7", "24/18 13/7 8/2", "\x00", "x" * 500):
+        with pytest.raises(EngineFailure):
+            answer_of(move, bad)
+    assert answer_of(Question("cube", START, MONEY), "Double") == "double"
+    with pytest.raises(EngineFailure):
+        answer_of(Question("cube", START, MONEY), "take")
+    assert answer_of(Question("take", START, MONEY, beaver=True), "beaver") == "beaver"
+    with pytest.raises(EngineFailure):
+        answer_of(Question("resign", START, MONEY, level=1), "maybe")
+
+
+def test_the_basic_engine_answers_from_the_ids_alone() -> None:
+    basic = BasicEngine()
+    assert basic.decide(Question("move", START, MONEY, (3, 1))) == "8/5 6/5"
+    assert basic.decide(Question("cube", START, MONEY)) == "roll"
+    # A race won by miles for the player on roll (all home against checkers far back).
+    won = Position.from_points({1: 8, 2: 7}, {19: 5, 13: 5, 12: 5})
+    assert basic.decide(Question("cube", won.position_id(), MONEY)) == "double"
+    # The doubler is on roll, the Match ID's turn the taker: this one drops.
+    assert basic.decide(Question("take", won.position_id(), "MBkAAAAAAAAA")) == "drop"
+    # Offered a single by the loser (on roll, MCkA...: the answerer to act), it declines: a
+    # gammon is likelier; offered one by the player on roll who is winning, it accepts.
+    offer = "MCkAAAAAAAAA"
+    assert basic.decide(Question("resign", won.swap().position_id(), offer, level=1)) == "decline"
+    assert basic.decide(Question("resign", won.position_id(), offer, level=1)) == "accept"
