@@ -35,7 +35,7 @@ from events.domain.tournament import (
     fold,
 )
 from events.service import Outcome, _IdleLocks
-from events.store.errors import CommandReusedError, ConcurrencyError
+from events.store.errors import CommandReusedError, ConcurrencyError, translate_errors
 from events.store.event_store import AppendResult, EventStore
 from events.store.lru import Lru
 from events.store.streams import (
@@ -123,12 +123,25 @@ class TournamentService:
         self._states.clear()
 
     async def ids(self) -> list[str]:
-        """Every tournament's id, newest stream first (from the store's ``streams`` rows)."""
-        rows = await self.store.pool.fetch(
-            "SELECT stream_id FROM streams WHERE stream_id LIKE $1 ORDER BY stream_id",
-            TOURNAMENT_PREFIX + "%",
-        )
-        return [r["stream_id"].removeprefix(TOURNAMENT_PREFIX) for r in rows]
+        """Every tournament's id (from the store's ``streams`` rows)."""
+        return list(await self.versions())
+
+    async def versions(self) -> dict[str, int]:
+        """Every tournament's id and its stream's version, in one query."""
+        with translate_errors():
+            rows = await self.store.pool.fetch(
+                "SELECT stream_id, version FROM streams WHERE stream_id LIKE $1 ORDER BY stream_id",
+                TOURNAMENT_PREFIX + "%",
+            )
+        return {r["stream_id"].removeprefix(TOURNAMENT_PREFIX): r["version"] for r in rows}
+
+    async def state_at(self, tournament_id: str, version: int) -> TournamentState:
+        """The tournament's state at ``version`` at least: the cached fold when it is there
+        already (nothing read), else caught up with the store."""
+        cached = self._states.get(tournament_id)
+        if cached is not None and cached.version >= version:
+            return cached
+        return await self.state(tournament_id)
 
     async def execute(
         self,

@@ -339,11 +339,14 @@ async def listing(request: web.Request) -> web.Response:
     account = await current_account(request, required=False)
     who = account.account_id if account else None
     service = request.app[TOURNAMENTS]
+    seen = []
+    for tid, version in (await service.versions()).items():
+        s = await service.state_at(tid, version)
+        if s.may_see(who):
+            seen.append(s)
     out = []
-    for tid in await service.ids():
-        s = await service.state(tid)
-        if not s.may_see(who):
-            continue
+    for s in sorted(seen, key=lambda s: (-s.created_at, s.tournament_id)):
+        tid = s.tournament_id
         assert s.options is not None
         out.append(
             TournamentSummary(

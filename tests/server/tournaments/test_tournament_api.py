@@ -1,0 +1,65 @@
+"""The tournaments' routes as a client sees them (docs/tournaments.md): retries by command id
+record once, the list shows what it should newest first, the name is sealed in the store, and a
+knockout's state is its bracket, a round robin's its standings."""
+
+from __future__ import annotations
+
+import uuid
+
+from events.store.streams import tournament_stream
+from server.keys import TABLES
+from tests.server.conftest import Api
+from tests.server.tournaments.helpers import create, until, view
+
+
+async def test_a_retried_create_or_entry_records_once(api: Api) -> None:
+    assert api.app is not None
+    store = api.app[TABLES].store
+    director, player = await api.register(), await api.register()
+    cid = str(uuid.uuid4())
+    body = {"command_id": cid, "options": {"format": "knockout"}, "name": "Spring cup"}
+    first = await api.request("POST", "/tournaments", user=director, json=body)
+    again = await api.request("POST", "/tournaments", user=director, json=body)
+    assert (first.status, again.status) == (201, 200), (first.body, again.body)
+    assert first.body["id"] == again.body["id"] and again.body["duplicate"]
+    tid = first.body["id"]
+    # Someone else sending that command id is refused, and creates nothing.
+    other = await api.request("POST", "/tournaments", user=player, json=body)
+    assert other.status == 409 and other.body["type"].endswith("command-id-reused")
+    entry = {"command_id": str(uuid.uuid4())}
+    for _ in range(2):
+        r = await api.request("POST", f"/tournaments/{tid}/entries", user=player, json=entry)
+        assert r.status == 200, r.body
+        assert [x["player"] for x in r.body["entrants"]] == [player.account_id]
+    assert await store.stream_version(tournament_stream(tid)) == 2
+    # The name is the director's words: sealed under their key in the stored bytes.
+    created = (await store.read_stream(tournament_stream(tid)))[0]
+    assert b"Spring cup" not in created.data
+    assert (await view(api, tid))["name"] == "Spring cup"
+
+
+async def test_the_list_and_the_views_of_each_format(api: Api) -> None:
+    director = await api.register()
+    knockout = await create(api, director, format="knockout", third_place=True, match_length=1)
+    robin = await create(api, director, format="round_robin", match_length=1)
+    listed = (await api.request("GET", "/tournaments")).body["tournaments"]
+    assert [t["id"] for t in listed][:2] == [robin, knockout]
+    assert listed[0]["status"] == "entering" and listed[0]["format"] == "round_robin"
+    players = [await api.register() for _ in range(5)]
+    for tid in (knockout, robin):
+        for u in players:
+            r = await api.request("POST", f"/tournaments/{tid}/entries", user=u)
+            assert r.status == 200, r.body
+        r = await api.request("POST", f"/tournaments/{tid}/start", user=director)
+        assert r.status == 200, r.body
+    k = await view(api, knockout)
+    # Five players: a bracket of eight, three byes to the top seeds, three rounds.
+    assert k["standings"] is None and k["total_rounds"] == 3
+    assert [len(r) for r in k["bracket"]] == [4, 2, 1]  # (the third place once paired)
+    assert sum(m["bye"] for m in k["bracket"][0]) == 3
+    assert sum(1 for b in k["rounds"][0]["boards"] if b["table"]) == 1
+    rr = await until(api, robin, lambda v: len(v["rounds"]) == 1)
+    assert rr["bracket"] is None and rr["total_rounds"] == 5
+    assert len(rr["standings"]) == 5 and [s["rank"] for s in rr["standings"]] == [1, 2, 3, 4, 5]
+    listed = (await api.request("GET", "/tournaments")).body["tournaments"]
+    assert {t["id"]: t["status"] for t in listed}[knockout] == "playing"
