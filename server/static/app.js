@@ -1,11 +1,12 @@
 // The page: routes by location.hash (#/lobby, #/table/<id>, #/replay/<id>[/<version>],
-// #/player/<name>, #/leaderboards, #/invite/<code>), the
+// #/player/<name>, #/leaderboards, #/invite/<code>, #/night/<tables>[/<since>[/<until>]]), the
 // header's account area, and the page-wide error and connection notices.
 
 import { onSession, session } from "./lib/api.js";
 import { authPanel, whoAmI } from "./pages/auth.js";
 import { h, replace } from "./lib/dom.js";
 import { lobbyPage } from "./pages/lobby.js";
+import { nightPage } from "./pages/night.js";
 import { replayPage } from "./pages/replay.js";
 import { invitePage, leaderboardsPage, profilePage } from "./pages/social.js";
 import { tablePage } from "./table/table.js";
@@ -84,6 +85,8 @@ function route() {
     cleanup = profilePage(main, id, ctx);
   } else if (page === "leaderboards") {
     cleanup = leaderboardsPage(main, ctx);
+  } else if (page === "night") {
+    cleanup = nightPage(main, id, { ...ctx, since: extra, until: parts[3] });
   } else if (page === "invite" && id) {
     cleanup = invitePage(main, id, ctx);
     if (!session()) main.append(authPanel(again, showError));

@@ -144,6 +144,7 @@ class TablePage {
             { class: "links", "aria-label": "Table links" },
             h("a", { href: "#/lobby", "data-testid": "back-to-lobby" }, "Lobby"),
             h("a", { href: `#/replay/${this.id}`, "data-testid": "replay-link" }, "Replay", h("span", { class: "wide-only" }, " and fairness")),
+            (this.nightLink = h("a", { href: `#/night/${this.id}`, "data-testid": "night-link", hidden: true }, "Night", h("span", { class: "wide-only" }, "'s ledger"))),
             this.shortcuts.button,
           ),
           // Leaving, apart from the game's actions (table_actions.js, renderLeave).
@@ -331,6 +332,8 @@ class TablePage {
     this.social?.update(v);
     const active = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.testid : null;
     const kindName = KIND_NAMES[v.kind] || v.kind;
+    // A night sums chouettes' and money games' points; a match's games score the match.
+    this.nightLink.hidden = v.kind === "match";
     this.title.textContent = v.name ? `${v.name} \u2014 ${kindName}` : kindName;
     const options = describeOptions(v.kind, v.options);
     this.roleLine.textContent = `${ROLE_WORDS[v.role] || v.role} ${options[0].toUpperCase()}${options.slice(1)}.`;

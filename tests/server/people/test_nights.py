@@ -17,7 +17,7 @@ from engine.tournament import settle
 from events.domain import types as e
 from events.store.streams import decode_recorded, table_stream
 from server.keys import TABLES
-from tests.server.conftest import Api, User, advance, box_on_roll, chouette
+from tests.server.conftest import Api, User, advance, box_on_roll, chouette, next_action
 
 
 def _iso(at: dt.datetime) -> str:
@@ -35,9 +35,13 @@ async def _box_wins_by_drops(api: Api, table: str, users: dict[str, User]) -> No
 
 async def _money_game_by_drop(api: Api, table: str, users: dict[str, User]) -> str:
     """A money game ended by a double and a drop; returns the winner."""
-    s = await api.until_phase(
-        table, users, random.Random(5), lambda s: s["in_game"] and s["game"]["phase"] == "roll"
-    )
+    rng, viewer = random.Random(5), next(iter(users.values()))  # (a player: private tables too)
+    for _ in range(100):
+        s = await api.state(table, viewer)
+        if s["in_game"] and s["game"]["phase"] == "roll":
+            break
+        command, who = next_action(s, rng)
+        await api.ok(users[who], table, **command)
     roller = s["game"]["on_roll"]
     await api.ok(users[roller], table, "double")
     other = next(p for p in users if p != roller)
