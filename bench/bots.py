@@ -41,6 +41,13 @@ drops over the decisions where the bot acted (doubled, took or dropped);
 and ``basic_cube_decisions`` counts every decision asked (each roll where it could double).
 ``--quick``: 60 money games and 12 matches for each pairing; otherwise 200 and 40.
 
+**Outside bots** (bench/outside_bots.py): ``outside_basic_*`` and ``outside_cmd_gnubg_*``, the
+same decisions asked of an outside bot's engines (``basic`` in the runner's process, GNU
+Backgammon's program over the line protocol through scripts/gnubg-engine) with their answers
+checked as the runner checks them; and ``outside_runner_<engine>_turn_ms_*``, whole turns of an
+outside bot against the server's basic bot in a ``serve`` process, from the event that gave it
+the turn to its command recorded (skipped with ``--no-load``).
+
 **Server load** (``server_load``, bench/bot_load.py; skipped with ``--no-load``): one ``serve``
 process's command latency for 200 human-pace tables alone and beside 50 tables of two ``basic``
 bots each, in alternating phases of one run on the same sockets (A B A, or A B A B A without
@@ -67,6 +74,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_corpus import ROLLS, random_game_positions
 
+from bench.outside_bots import outside_latency
 from engine.moves import legal_plays
 from events.domain import types as e
 from events.domain.bots import BasicBrain, Brain, CubeContext, brain_for, gnubg_available
@@ -124,6 +132,9 @@ def main() -> None:
         for decision, samples in (("play", plays_ns), ("double", cube_ns)):
             for key, value in _ms(samples).items():
                 out[f"{strength}_{decision}_ms_{key}"] = value
+    # Outside bots (chouette bot run): the engines over the runner's path, and whole turns
+    # through the public protocol against a serve process (with the server-load part).
+    out.update(outside_latency(corpus, args.quick, runner=not args.no_load))
     if "gnubg" not in strengths:
         out["gnubg"] = "not installed: pip install 'chouette[gnubg]'"
     else:

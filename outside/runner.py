@@ -37,7 +37,7 @@ from client import ApiError, Client
 from outside.decide import Ask, EngineFailure, Send, answer_of, next_step, seated
 from outside.engines import Engine
 
-__all__ = ["BotRunner", "Decision"]
+__all__ = ["BotRunner", "Decision", "Turn"]
 
 log = logging.getLogger("chouette.bot")
 
@@ -58,12 +58,24 @@ class Decision:
 
 
 @dataclass(slots=True)
+class Turn:
+    """One command the bot sent: from the event that woke it (its arrival on the stream) to
+    the command recorded, the view read, the engine asked and the answer checked between."""
+
+    table: str
+    command: str
+    seconds: float
+
+
+@dataclass(slots=True)
 class _Table:
     table_id: str
     version: int = -1
     """The view's version last decided at (a wake for it again is nothing new)."""
     refused_at: int = -1
     wake: asyncio.Event = field(default_factory=asyncio.Event)
+    woke_at: float = 0.0
+    """When the last event arrived (``perf_counter``)."""
 
 
 class BotRunner:
@@ -86,6 +98,8 @@ class BotRunner:
         self.me = ""
         self.decisions: list[Decision] = []
         """Every engine decision so far, in order (a bench reads them)."""
+        self.turns: list[Turn] = []
+        """Every command sent after an event woke the bot, in order."""
         self.left: dict[str, str] = {}
         """The tables the bot left because its engine failed, and why."""
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -201,6 +215,7 @@ class BotRunner:
         async for msg in self.client.follow(table.table_id, after=after):
             if getattr(msg, "s", None) == "chat":
                 continue
+            table.woke_at = time.perf_counter()
             table.wake.set()
 
     async def _step(self, table: _Table) -> bool:
@@ -235,10 +250,13 @@ class BotRunner:
                 if exc.problem.status >= 500 or table.refused_at == version:
                     await self._leave(t, f"the server refused {command['type']} twice: {exc}")
                     return False
-                log.warning("table=%s %s refused (%s): deciding again", t, command["type"], exc)
+                log.info("table=%s %s refused (%s): deciding again", t, command["type"], exc)
                 table.refused_at, table.version = version, -1
                 continue
             log.debug("table=%s v%d sent %s", t, version, command)
+            if table.woke_at:
+                turn = time.perf_counter() - table.woke_at
+                self.turns.append(Turn(t, str(command["type"]), turn))
             return True
 
     async def _decide(self, table_id: str, step: Send | Ask) -> dict[str, Any] | None:
