@@ -36,7 +36,7 @@ import asyncpg
 
 from engine.errors import EngineError
 from events.domain import tournament
-from events.domain.types import AccountErased
+from events.domain.types import AccountErased, MatchEnded, TournamentResult
 from events.records.audit import Failure, StreamAudit, StreamReport, TableReport
 from events.store import audit_reads as reads
 from events.store.chain import ZERO_HASH, stored_hash
@@ -475,6 +475,7 @@ async def _audit_tournament(
             )
         if state.finished and state.winner != tournament.winner_of(state.t):
             failures.append({"stream": name, "reason": "the winner recorded is not the rules'"})
+        failures += await _match_results(conn, name, state, events)
     heads = await reads.stream_heads(conn, [name])
     head_failure = chain.failure(heads[0] if heads else None)
     if head_failure is not None:
@@ -482,6 +483,48 @@ async def _audit_tournament(
             {"stream": name, "version": head_failure.version, "reason": head_failure.reason}
         )
     return failures
+
+
+async def _match_results(
+    conn: asyncpg.Connection,
+    name: str,
+    state: tournament.TournamentState,
+    events: Sequence[Any],
+) -> list[dict[str, Any]]:
+    """Each result a tournament recorded from a match (``how: match``) against its match
+    table's log: the table's ``match_ended`` names the same winner."""
+    failures = []
+    for ev in events:
+        if not isinstance(ev, TournamentResult) or ev.how != "match":
+            continue
+        table_id = state.tables.get((ev.round, ev.board))
+        ended = None if table_id is None else await _match_winner(conn, table_id)
+        if ended is None or ended != ev.winner:
+            failures.append(
+                {
+                    "stream": name,
+                    "round": ev.round,
+                    "board": ev.board,
+                    "reason": f"round {ev.round} board {ev.board}'s result is not its match"
+                    f" table's ({'no match_ended' if ended is None else ended + ' won'})",
+                }
+            )
+    return failures
+
+
+async def _match_winner(conn: asyncpg.Connection, table_id: str) -> str | None:
+    """Who won the match of ``table_id``, as its ``match_ended`` says (None: none recorded)."""
+    cursor = await reads.events_after(conn, table_stream(table_id), 0)
+    while rows := await cursor.fetch(PAGE):
+        for row in rows:
+            if row["type"] != "match_ended":
+                continue
+            try:
+                ev = decode_recorded(RecordedEvent(*tuple(row)[:9]), UNOPENED)
+            except CorruptEventError:
+                return None
+            return ev.winner if isinstance(ev, MatchEnded) else None
+    return None
 
 
 async def _tables(conn: asyncpg.Connection) -> AsyncIterator[tuple[str | None, list[str]]]:

@@ -244,12 +244,8 @@ class TournamentRunner:
         last = t.last_round
         if last is None:
             return False
+        await self._tidy_all(state)
         if state.finished:
-            for board in last.boards:
-                found = state.tables.get((last.number, board.number))
-                if found is not None:
-                    self._by_table.pop(found, None)
-                    await self._tidy(state, last.number, board.number, found)
             return False
         assert state.options is not None
         now = self.tournaments.now()
@@ -262,7 +258,6 @@ class TournamentRunner:
             table_id = found
             if board.decided:
                 self._by_table.pop(table_id, None)
-                await self._tidy(state, last.number, board.number, table_id)
                 continue
             self._by_table[table_id] = state.tournament_id
             table = await self._table(state, last.number, board.number, table_id)
@@ -365,6 +360,19 @@ class TournamentRunner:
             step_id(state.tournament_id, round_, board, "create"),
         )
         return await self.tables.state(table_id)
+
+    async def _tidy_all(self, state: TournamentState) -> None:
+        """Every board decided without its match (a withdrawal, a no-show) whose table was
+        made: who is out of it leaves the table (in any round: the next may have been paired
+        before this process looked)."""
+        for r in state.t.rounds:
+            for board in r.boards:
+                key = (r.number, board.number)
+                table_id = state.tables.get(key)
+                how = state.how.get(key)
+                if table_id is None or not board.decided or how not in (None, "no_show"):
+                    continue
+                await self._tidy(state, r.number, board.number, table_id)
 
     async def _tidy(self, state: TournamentState, round_: int, board: int, table_id: str) -> None:
         """A board decided while its table is open (a withdrawal, a no-show): who is out of

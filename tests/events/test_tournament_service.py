@@ -8,7 +8,8 @@ real store, without HTTP, and the audit of a tournament's stream (docs/tournamen
   command under the id is refused.
 - Refusals write nothing: a second entry, a non-director starting, a result sent by a player.
 - ``audit --all`` passes the stream, and flags a stream whose round was paired otherwise
-  (appended past the service, as a forger would).
+  (appended past the service, as a forger would), and a result said to be a match's whose
+  table recorded no such end.
 """
 
 from __future__ import annotations
@@ -113,8 +114,13 @@ async def test_the_audit_repairs_every_round_and_flags_a_forged_one(
     svc = _service(store)
     good = await _swiss(svc, ["u_a", "u_b", "u_c", "u_d"])
     await svc.execute(good, "u_dir", c.StartTournament(), uuid.uuid4())
+    no_show = c.RecordResult(round=1, board=1, winner=None, forfeit=True, how="no_show")
+    await svc.execute(good, SERVER, no_show, uuid.uuid4())
+    # A result said to come from a match whose table recorded no match_ended.
+    unmatched = await _swiss(svc, ["u_a", "u_b"])
+    await svc.execute(unmatched, "u_dir", c.StartTournament(), uuid.uuid4())
     await svc.execute(
-        good, SERVER, c.RecordResult(round=1, board=1, winner="u_c", forfeit=True), uuid.uuid4()
+        unmatched, SERVER, c.RecordResult(round=1, board=1, winner="u_a"), uuid.uuid4()
     )
     forged = await _swiss(svc, ["u_a", "u_b", "u_c", "u_d"])
     version = await store.stream_version(tournament_stream(forged))
@@ -134,10 +140,16 @@ async def test_the_audit_repairs_every_round_and_flags_a_forged_one(
     doc = json.loads(capsys.readouterr().out)
     assert status == 1
     flagged = [f for f in doc["store"] if f["stream"].startswith("tournament-")]
-    assert flagged == [
+    assert sorted(flagged, key=lambda f: f["stream"] == tournament_stream(forged)) == [
+        {
+            "stream": tournament_stream(unmatched),
+            "round": 1,
+            "board": 1,
+            "reason": "round 1 board 1's result is not its match table's (no match_ended)",
+        },
         {
             "stream": tournament_stream(forged),
             "round": 1,
             "reason": "round 1's pairing is not what the rules pair",
-        }
+        },
     ]
