@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from server.keys import SOCKETS
 from tests.server.bots.test_bots import FAIR, audit_clean, person, seat, wait_until
 from tests.server.conftest import Api, User, notations
 
@@ -202,6 +203,43 @@ async def test_a_chouette_seat_filled_from_outside_through_a_whole_game(
     assert "leaving" not in log and "Traceback" not in log
 
 
+async def test_the_bot_plays_on_through_dropped_connections(fair: Api, tmp_path: Path) -> None:
+    """The server drops every socket, again and again, in mid-game: the bot's stream
+    reconnects and resumes, and it goes on playing to the end of the game."""
+    api = fair
+    assert api.app is not None
+    ann, robot = await api.register(), await api.register()
+    table = await api.create_table(ann, "money")
+    await api.ok(ann, table, "join")
+    drops = 0
+
+    async def dropper() -> None:
+        nonlocal drops
+        while True:
+            await asyncio.sleep(0.4)
+            for ws in list(api.app[SOCKETS]):
+                await ws.close()
+                drops += 1
+
+    async with bot_run(api, robot, tmp_path, "basic", "--table", table) as bot:
+        await wait_until(api, table, lambda s: seated(s, robot))
+        task = asyncio.create_task(dropper())
+        try:
+            end = await wait_until(
+                api, table, lambda s: not s["in_game"], person(api, ann, table, random.Random(9))
+            )
+        finally:
+            task.cancel()
+        assert bot.proc.returncode is None, bot.log
+    assert drops >= 3
+    assert seated(end, robot) and end["game"]["result"], end["game"]
+    assert end["game"]["result"]["how"] != "forfeit"
+    await audit_clean(api, table)
+    log = bot.log
+    assert log.count("'type': 'move'") >= 3
+    assert "leaving" not in log and "Traceback" not in log
+
+
 async def chouette_person(
     api: Api, user: User, table: str, rng: random.Random, s: dict[str, Any]
 ) -> bool:
@@ -312,12 +350,14 @@ async def test_an_invitation_code_seats_the_bot_at_a_private_table(
     r = await api.request("POST", f"/tables/{table}/invitations", user=ann, json={})
     assert r.status == 201, r.body
     code = r.body["code"]
-    async with bot_run(api, robot, tmp_path, "basic", "--invitation", code) as bot:
+    # GNU Backgammon's Python module this time (the test extra installs it).
+    async with bot_run(api, robot, tmp_path, "gnubg", "--invitation", code) as bot:
         await until(api, table, lambda s: seated(s, robot), user=ann)
         await seat(api, ann, table)
         end = await until(api, table, lambda s: bool(s.get("match_winner")), user=ann)
         assert await bot.wait() == 0, bot.log
     assert f"table={table} redeemed an invitation" in bot.log
+    assert "'type': 'move'" in bot.log and "leaving" not in bot.log
     assert max(end["score"]) >= 1
     await audited(api, table, ann)
 
