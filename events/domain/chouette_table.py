@@ -34,6 +34,7 @@ from events.domain.table import (
     add_seed,
     evolve_seed,
     game_started,
+    joined_bots,
     open_for_throw,
     seed_window_ms,
     start_game,
@@ -228,7 +229,7 @@ def _join(state: TableState, actor: str, cmd: c.Join) -> list[e.Event]:
         raise InvalidCommandError("a chouette has no seats: newcomers join the bottom of the line")
     if len(state.members) >= state.max_players:
         raise CommandError(f"the chouette is full ({state.max_players} players)")
-    return [e.PlayerJoined(player=actor, display_name=cmd.display_name)]
+    return [e.PlayerJoined(player=actor, display_name=cmd.display_name, bot=cmd.bot)]
 
 
 def _opening(state: TableState, ch: Chouette, dice: DiceSource) -> list[e.Event]:
@@ -412,6 +413,7 @@ def evolve(s: TableState, event: e.Event) -> TableState:
                 s,
                 members=(*s.members, player),
                 names=(*s.names, (player, display_name or player)),
+                bots=joined_bots(s, event),
                 chouette=ch.join(player) if ch is not None else None,
             )
         case e.PlayerLeft(player=player):

@@ -32,6 +32,7 @@ from events.domain.table import (
     add_seed,
     evolve_seed,
     game_started,
+    joined_bots,
     match_left,
     open_for_throw,
     seed_window_ms,
@@ -257,7 +258,8 @@ def _join(
     want = cmd.seat if cmd.seat is not None else free[0]
     if want not in free:
         raise CommandError(f"seat {want} is taken")
-    events: list[e.Event] = [e.PlayerJoined(player=actor, display_name=cmd.display_name, seat=want)]
+    joined = e.PlayerJoined(player=actor, display_name=cmd.display_name, seat=want, bot=cmd.bot)
+    events: list[e.Event] = [joined]
     if len(free) == 1 and not state.in_game:
         events.append(start_game(state, dice, [p or actor for p in state.seats]))
     return events
@@ -346,7 +348,7 @@ def evolve(s: TableState, event: e.Event) -> TableState:
             seats = list(s.seats)
             seats[seat] = player
             names = (*s.names, (player, display_name or player))
-            return replace(s, seats=(seats[0], seats[1]), names=names)
+            return replace(s, seats=(seats[0], seats[1]), names=names, bots=joined_bots(s, event))
         case e.PlayerLeft(player=player):
             left = tuple(None if p == player else p for p in s.seats)
             series = s.match

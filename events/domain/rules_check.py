@@ -144,7 +144,7 @@ def command_of(
                 kind=event.kind, options=event.options, name=event.name
             )
         case e.PlayerJoined():
-            return by, c.Join(seat=event.seat, display_name=event.display_name)
+            return by, c.Join(seat=event.seat, display_name=event.display_name, bot=event.bot)
         case e.PlayerLeft():
             return by, c.Leave()
         case e.GameStarted():

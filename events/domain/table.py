@@ -24,6 +24,7 @@ from events.domain import commands as c
 from events.domain import types as e
 
 __all__ = [
+    "SERVER_BOT_PREFIX",
     "ChatNotAllowedError",
     "CommandError",
     "CommandIdReusedError",
@@ -42,6 +43,7 @@ __all__ = [
     "evolve_seed",
     "evolve_window",
     "game_started",
+    "joined_bots",
     "leave_cost",
     "match_left",
     "open_for_throw",
@@ -50,6 +52,11 @@ __all__ = [
     "start_game",
     "waive_seed",
 ]
+
+
+SERVER_BOT_PREFIX = "b_"
+"""How the account ids of the server's own bots start (``server.live.bots``; a registered
+account's ``u_``, a guest's ``g_``)."""
 
 
 # -- errors -----------------------------------------------------------------------------------
@@ -173,6 +180,8 @@ class TableState:
     """Chouette: everyone at the table, in join order (the line is in :attr:`chouette`)."""
     names: tuple[tuple[str, str], ...] = ()
     """Display names, as (player, name) pairs."""
+    bots: tuple[str, ...] = ()
+    """Who sat down as a bot (``player_joined.bot``), in join order."""
     match: Match | None = None
     """Money and match tables: the score and the current game."""
     chouette: Chouette | None = None
@@ -245,6 +254,11 @@ class TableState:
     def display_name(self, player: str) -> str:
         return dict(self.names).get(player, player)
 
+    def is_bot(self, player: str) -> bool:
+        """Whether ``player`` sat down as a bot (docs/bots.md): their join says so, or they
+        are one of the server's own, whose ids say so in events recorded before joins did."""
+        return player in self.bots or player.startswith(SERVER_BOT_PREFIX)
+
     def names_text(self, players: Sequence[str]) -> str:
         """Players' display names as a person writes a list: "Ann", "Ann and Bob",
         "Ann, Bob and Cat"."""
@@ -266,6 +280,13 @@ class TableState:
     def seed_deadline(self) -> int:
         """When the open seed window closes at the latest (ms since the epoch); 0 if none."""
         return self.started_at + seed_window_ms(self) if self.window_open else 0
+
+
+def joined_bots(s: TableState, event: e.PlayerJoined) -> tuple[str, ...]:
+    """Who sat down as a bot after ``event``: its player in or out as their join says (one who
+    leaves and sits again is what their last join says)."""
+    others = tuple(p for p in s.bots if p != event.player)
+    return (*others, event.player) if event.bot else others
 
 
 def seed_window_ms(state: TableState) -> int:

@@ -36,7 +36,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, TypeVar
 
 import asyncpg
@@ -302,6 +302,46 @@ class Accounts:
         self.sessions.forget(account.account_id)
         return upgraded, token
 
+    async def mark_bot(self, account: Account) -> Account:
+        """Mark the registered ``account`` a bot account, for good (docs/bots.md, "Outside
+        bots"); marked already, it is answered as it is. Its sessions are forgotten here (and
+        in every process, told as the mark commits), so they carry the mark from now on.
+
+        :raises Problem: 403 ``not-registered`` for a guest; 409 ``rated-matches-played`` for
+            an account that has played a rated match, 409 ``seated`` for one at an unfinished
+            table (nothing changes either way).
+        """
+        done, tables = await accounts.mark_outside_bot(self.pool, account.account_id)
+        match done:
+            case "guest":
+                raise not_registered()
+            case "rated":
+                raise Problem(
+                    409,
+                    "rated-matches-played",
+                    "Rated matches played",
+                    "an account that has played a rated match cannot become a bot account"
+                    " (its rating is a person's): register another account for the bot",
+                )
+            case "seated":
+                raise Problem(
+                    409,
+                    "seated",
+                    "Seated at a table",
+                    "the account sits at a table that is not finished, as a person: leave it"
+                    " (or finish it) first, so that no seat taken by a person is played by a"
+                    " program",
+                    tables=tables,
+                )
+        self.sessions.forget(account.account_id)
+        return replace(account, outside_bot=True)
+
+    async def sits_as_bot(self, account: Account) -> bool:
+        """Whether ``account`` sits down as a bot: marked one. The mark is for good, so a
+        session that has it is right; one without it may be older than the mark (a socket
+        opened before), so the database is asked."""
+        return account.outside_bot or await accounts.is_outside_bot(self.pool, account.account_id)
+
     async def bot(self, account_id: str, strength: str, display_name: str) -> Account:
         """The bot account ``account_id`` (``b_...``), created if new (a retried seating finds
         the one it created). A bot has no password and no token: nobody logs in as one."""
@@ -398,6 +438,17 @@ class Accounts:
         if found is None:
             raise unauthorized(INVALID_TICKET)
         return Session(*found)
+
+
+def not_registered() -> Problem:
+    """A guest asked to be a bot account (``POST /me/bot``): only a registered account can."""
+    return Problem(
+        403,
+        "not-registered",
+        "Not a registered account",
+        "only a registered account can be a bot account: keep the guest as an account first"
+        " (POST /me/account)",
+    )
 
 
 def _not_a_guest() -> Problem:

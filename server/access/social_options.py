@@ -1,5 +1,6 @@
 """A new table's social options, checked when it is created (docs/social.md): ``rated`` (matches
-only, by registered accounts, and then for registered accounts only) and ``private`` (its row
+only, by registered accounts, and then for registered accounts only; ``bots_rated`` only with
+it, docs/bots.md) and ``private`` (its row
 in ``private_tables`` written before the table is created, so that it is never visible, even
 for a moment, to someone without access: server/http/privacy.py)."""
 
@@ -32,6 +33,11 @@ async def prepare_create(
         if account.guest:
             raise forbidden("a guest cannot create a rated match; register first")
         options = msgspec.structs.replace(options, registered_only=True)
+    elif options.bots_rated:
+        raise bad_request(
+            "bots_rated says whether a rated match rates bot accounts: only with rated",
+            field="options.bots_rated",
+        )
     if options.private:
         tables = app[TABLES]
         if tables.cached(table_id) is not None or await tables.store.stream_version(

@@ -102,7 +102,7 @@ async def seat_bot(request: web.Request) -> web.Response:
     outcome = await tables.execute(
         table_id,
         bot_id,
-        c.Join(seat=body.seat, display_name=account.display_name),
+        c.Join(seat=body.seat, display_name=account.display_name, bot=True),
         bot_command_id(table_id, 0, bot_id, "join"),
     )
     request.app[BOTS].watch(table_id, bot_id, body.strength)

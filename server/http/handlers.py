@@ -24,6 +24,7 @@ from events.store.streams import parse_stream, table_stream
 from server.access import auth, ratelimit
 from server.access.social_options import prepare_create
 from server.config import default_clock
+from server.http.bot_accounts import me_of
 from server.http.common import (
     CommandEnvelope,
     CommandResult,
@@ -141,14 +142,7 @@ async def ticket(request: web.Request) -> web.Response:
 async def me(request: web.Request) -> web.Response:
     account = await current_account(request)
     assert account is not None
-    return json_response(
-        {
-            "account_id": account.account_id,
-            "username": account.username,
-            "display_name": account.display_name,
-            "guest": account.guest,
-        }
-    )
+    return json_response(me_of(account))
 
 
 def _token(request: web.Request, account: auth.Account, token: str) -> TokenResponse:
@@ -276,8 +270,18 @@ async def run_command(
     if isinstance(command, c.Join):
         if account.guest and state.options.registered_only:
             raise forbidden("this table is for registered accounts")
-        if not command.display_name:
-            command = c.Join(seat=command.seat, display_name=account.display_name)
+        # Whether the player sits as a bot is the account's to say (docs/bots.md).
+        if command.bot:
+            raise bad_request(
+                "bot is filled in by the server (whether the account is a bot account:"
+                " POST /me/bot); leave it out",
+                field="command.bot",
+            )
+        command = c.Join(
+            seat=command.seat,
+            display_name=command.display_name or account.display_name,
+            bot=await app[auth.ACCOUNTS].sits_as_bot(account),
+        )
     elif isinstance(command, c.Expire):
         # Who is connected is the server's to say (docs/rules.md §10, "Walking away").
         if command.absent:

@@ -94,9 +94,11 @@ async def player(request: web.Request) -> web.Response:
         "display_name": row.display_name,
         "joined": row.created_at,
         "guest": row.guest,
-        "bot": row.bot,
+        "bot": row.bot or row.outside_bot,
+        "outside_bot": row.outside_bot,
     }
     body.update(await player_profile(store, account_id, show_private=own, recent=recent))
+    # The server's own bots are never rated; a bot account is, where a table says so.
     rated = not (row.guest or row.bot)
     # A private table is the player's own business: to anyone else, its rated matches are
     # neither counted nor listed.

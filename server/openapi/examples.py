@@ -16,6 +16,7 @@ __all__ = [
     "GUEST_EXAMPLES",
     "KEEP_GUEST_EXAMPLES",
     "LOGIN_EXAMPLES",
+    "MARK_BOT_EXAMPLES",
     "TABLE_ID",
 ]
 
@@ -186,6 +187,14 @@ ERASE_EXAMPLES = {
         "From now on Bob's name and chat read as `former player 6a1c` and `[erased]`.",
     ),
     "guest": _example("A guest erases itself (with a fresh token)", {}),
+}
+
+MARK_BOT_EXAMPLES = {
+    "mark": _example(
+        "Bob makes his new account a bot account",
+        {"password": "correct horse battery"},
+        "Bob registered `bobs-engine` for his program; from now on it sits down as a bot.",
+    )
 }
 
 KEEP_GUEST_EXAMPLES = {

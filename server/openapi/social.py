@@ -70,12 +70,17 @@ class Profile(msgspec.Struct, kw_only=True):
     joined: datetime
     guest: bool
     bot: bool
+    """A bot: one of the server's own, or a bot account (``outside_bot``)."""
+    outside_bot: bool
+    """Marked a bot account by its owner (``POST /me/bot``; docs/bots.md, "Outside bots"),
+    played by a program of theirs."""
     stats: dict[str, KindStats]
     """By table kind: money, match, chouette."""
     recent_tables: list[RecentTable]
     rating: Rating | None
     """Registered players' rating (1500 before their first rated match); null for guests and
-    bots, who are not rated."""
+    the server's own bots, who are not rated. A bot account is rated only at tables that rate
+    bots (``bots_rated``)."""
     rating_history: list[RatingChange]
 
 

@@ -30,7 +30,9 @@ __all__ = [
     "create_account",
     "create_bot",
     "create_guest",
+    "is_outside_bot",
     "log_in",
+    "mark_outside_bot",
     "password_of",
     "player",
     "revoke_account_tokens",
@@ -47,6 +49,9 @@ class Account:
     username: str
     display_name: str
     guest: bool = False
+    outside_bot: bool = False
+    """Marked a bot account by its owner (``POST /me/bot``, docs/bots.md "Outside bots"): it
+    sits down as a bot. Not the server's own bots (``b_...``), which have no session."""
 
 
 class StoredPassword(NamedTuple):
@@ -69,6 +74,9 @@ class Player:
     display_name: str
     guest: bool
     bot: bool
+    """One of the server's own bots (``b_...``)."""
+    outside_bot: bool
+    """Marked a bot account by its owner (``POST /me/bot``)."""
     created_at: dt.datetime
 
 
@@ -136,7 +144,7 @@ async def upgrade_guest(
                 row = await conn.fetchrow(
                     "UPDATE accounts SET username = $2, password_phc = $3, guest = false"
                     " WHERE account_id = $1 AND guest AND NOT bot"
-                    " RETURNING account_id, username, display_name, guest",
+                    " RETURNING account_id, username, display_name, guest, outside_bot",
                     account_id,
                     username,
                     phc,
@@ -168,12 +176,70 @@ async def create_bot(pool: asyncpg.Pool, account: Account, strength: str) -> Non
         )
 
 
+BotMark = Literal["marked", "already", "guest", "rated", "seated"]
+"""What :func:`mark_outside_bot` did: marked the account, found it marked already, or refused
+(nothing written): a guest's, one with a rated match, one seated at an unfinished table."""
+
+
+async def mark_outside_bot(pool: asyncpg.Pool, account_id: str) -> tuple[BotMark, list[str]]:
+    """Mark the registered ``account_id`` a bot account, for good (docs/bots.md, "Outside
+    bots"), unless it has played a rated match (``rating_history``) or sits at a table the
+    lobby lists as not finished (whose seat it took as a person): then nothing is written,
+    and the second value names those tables. One transaction, the account's row locked, so two
+    marks at once mark it once; every process forgets its sessions (:data:`ACCOUNTS_CHANNEL`).
+    The read models are what they are: the caller catches them up first."""
+    with translate_errors():
+        async with pool.acquire() as conn, conn.transaction():
+            row = await conn.fetchrow(
+                "SELECT guest, outside_bot FROM accounts WHERE account_id = $1 FOR UPDATE",
+                account_id,
+            )
+            if row is None or row["guest"]:
+                return "guest", []
+            if row["outside_bot"]:
+                return "already", []
+            rated = await conn.fetchval(
+                "SELECT EXISTS (SELECT 1 FROM rating_history WHERE player = $1)", account_id
+            )
+            if rated:
+                return "rated", []
+            seated = [
+                r["table_id"]
+                for r in await conn.fetch(
+                    "SELECT table_id FROM lobby_tables WHERE $1 = ANY (players)"
+                    " AND status <> 'finished' ORDER BY table_id LIMIT 10",
+                    account_id,
+                )
+            ]
+            if seated:
+                return "seated", seated
+            await conn.execute(
+                "UPDATE accounts SET outside_bot = true, outside_bot_at = now()"
+                " WHERE account_id = $1",
+                account_id,
+            )
+            await conn.execute("SELECT pg_notify($1, $2)", ACCOUNTS_CHANNEL, account_id)
+    return "marked", []
+
+
+async def is_outside_bot(pool: asyncpg.Pool, account_id: str) -> bool:
+    """Whether ``account_id`` is marked a bot account, as the database has it now (a socket's
+    session may be older than the mark)."""
+    with translate_errors():
+        return bool(
+            await pool.fetchval(
+                "SELECT outside_bot FROM accounts WHERE account_id = $1", account_id
+            )
+        )
+
+
 async def password_of(pool: asyncpg.Pool, username: str) -> tuple[Account, StoredPassword] | None:
     """A registered (not guest) account by username and its stored password; None for none."""
     with translate_errors():
         row = await pool.fetchrow(
-            "SELECT account_id, username, display_name, password_phc, password_hash, salt,"
-            " scrypt_n, scrypt_r, scrypt_p FROM accounts WHERE username = $1 AND NOT guest",
+            "SELECT account_id, username, display_name, outside_bot, password_phc,"
+            " password_hash, salt, scrypt_n, scrypt_r, scrypt_p FROM accounts"
+            " WHERE username = $1 AND NOT guest",
             username,
         )
     if row is None:
@@ -186,7 +252,10 @@ async def password_of(pool: asyncpg.Pool, username: str) -> tuple[Account, Store
         row["scrypt_r"],
         row["scrypt_p"],
     )
-    return Account(row["account_id"], row["username"], row["display_name"]), stored
+    account = Account(
+        row["account_id"], row["username"], row["display_name"], outside_bot=row["outside_bot"]
+    )
+    return account, stored
 
 
 async def log_in(
@@ -217,7 +286,7 @@ async def account_of_token(pool: asyncpg.Pool, digest: bytes) -> TokenAccount | 
     """The account of a token neither revoked nor expired; None for any other."""
     with translate_errors():
         row = await pool.fetchrow(
-            "SELECT a.account_id, a.username, a.display_name, a.guest,"
+            "SELECT a.account_id, a.username, a.display_name, a.guest, a.outside_bot,"
             " extract(epoch FROM t.expires_at - now())::float8 AS seconds_left FROM tokens t"
             " JOIN accounts a USING (account_id) WHERE t.token_hash = $1"
             " AND t.revoked_at IS NULL AND t.expires_at > now()",
@@ -293,8 +362,9 @@ async def account_of_ticket(pool: asyncpg.Pool, digest: bytes) -> tuple[Account,
         row = await pool.fetchrow(
             "WITH used AS (DELETE FROM stream_tickets WHERE ticket_hash = $1"
             " RETURNING token_hash, expires_at)"
-            " SELECT u.token_hash, a.account_id, a.username, a.display_name, a.guest"
-            " FROM used u JOIN tokens t USING (token_hash) JOIN accounts a USING (account_id)"
+            " SELECT u.token_hash, a.account_id, a.username, a.display_name, a.guest,"
+            " a.outside_bot FROM used u JOIN tokens t USING (token_hash)"
+            " JOIN accounts a USING (account_id)"
             " WHERE u.expires_at > now() AND t.revoked_at IS NULL AND t.expires_at > now()",
             digest,
         )
@@ -306,8 +376,9 @@ async def player(pool: asyncpg.Pool, name: str) -> Player | None:
     first; None for none."""
     with translate_errors():
         row = await pool.fetchrow(
-            "SELECT account_id, username, display_name, guest, bot, created_at FROM accounts"
-            " WHERE username = $1 OR account_id = $1 ORDER BY username = $1 DESC LIMIT 1",
+            "SELECT account_id, username, display_name, guest, bot, outside_bot, created_at"
+            " FROM accounts WHERE username = $1 OR account_id = $1"
+            " ORDER BY username = $1 DESC LIMIT 1",
             name,
         )
     if row is None:
@@ -318,6 +389,7 @@ async def player(pool: asyncpg.Pool, name: str) -> Player | None:
         row["display_name"],
         row["guest"],
         row["bot"],
+        row["outside_bot"],
         row["created_at"],
     )
 
@@ -335,4 +407,6 @@ async def bots_at_unfinished_tables(pool: asyncpg.Pool) -> list[tuple[str, str, 
 
 
 def _account(row: asyncpg.Record) -> Account:
-    return Account(row["account_id"], row["username"], row["display_name"], row["guest"])
+    return Account(
+        row["account_id"], row["username"], row["display_name"], row["guest"], row["outside_bot"]
+    )

@@ -2,7 +2,9 @@
 results of rated matches, with each match's change kept for the history.
 
 A match is rated when its table was created with ``rated`` (matches only), and both its players
-are registered accounts (not guests, not bots); a forfeit (leaving, or time) is a loss like any
+are registered accounts (not guests, not the server's bots), neither of whom sat down as a bot
+(``player_joined.bot``: a bot account, docs/bots.md) unless the table rates bots too
+(``bots_rated``); a forfeit (leaving, or time) is a loss like any
 other, since ``match_ended`` names the winner either way. Matches are rated in the order of
 the log: with one partition (the default) a rebuild gives exactly the live ratings; with
 several, matches ending at the same moment in different partitions may be rated in another
@@ -55,19 +57,23 @@ class RatingsProjector(ReadModel):
                     self._unrated.put(table_id, True)
                     return
                 await conn.execute(
-                    f"INSERT INTO {self.t('rating_tables')} (table_id, rated, length)"
-                    " VALUES ($1, true, $2) ON CONFLICT (table_id) DO NOTHING",
+                    f"INSERT INTO {self.t('rating_tables')} (table_id, rated, length, bots_rated)"
+                    " VALUES ($1, true, $2, $3) ON CONFLICT (table_id) DO NOTHING",
                     table_id,
                     o.match_length,
+                    o.bots_rated,
                 )
-            case e.PlayerJoined(player=player, seat=seat) if seat in (0, 1):
+            case e.PlayerJoined(player=player, seat=seat, bot=bot) if seat in (0, 1):
                 assert seat is not None
+                # Who sat down as a bot, as their last join says.
                 await conn.execute(
-                    f"UPDATE {self.t('rating_tables')} SET players[$2] = $3"
-                    " WHERE table_id = $1 AND rated",
+                    f"UPDATE {self.t('rating_tables')} SET players[$2] = $3,"
+                    " bots = array_remove(bots, $3) || CASE WHEN $4 THEN ARRAY[$3]"
+                    " ELSE '{}'::text[] END WHERE table_id = $1 AND rated",
                     table_id,
                     seat + 1,
                     player,
+                    bot,
                 )
             case e.GameStarted(players=players) if len(players) == 2:
                 await conn.execute(
@@ -81,7 +87,8 @@ class RatingsProjector(ReadModel):
 
     async def _rate(self, conn: asyncpg.Connection, table_id: str, winner: str, at: int) -> None:
         row = await conn.fetchrow(
-            f"SELECT length, players FROM {self.t('rating_tables')} WHERE table_id = $1 AND rated",
+            f"SELECT length, players, bots, bots_rated FROM {self.t('rating_tables')}"
+            " WHERE table_id = $1 AND rated",
             table_id,
         )
         if row is None:
@@ -92,6 +99,8 @@ class RatingsProjector(ReadModel):
         loser = players[1 - players.index(winner)]
         if not (is_rateable(winner) and is_rateable(loser)) or winner == loser:
             return
+        if not row["bots_rated"] and set(players) & set(row["bots"]):
+            return  # a bot account is rated only where the table says so (docs/bots.md)
         length: int = row["length"]
         ratings = self.t("ratings")
         known = {

@@ -99,6 +99,13 @@ class Me(msgspec.Struct, kw_only=True):
     username: str
     display_name: str
     guest: bool
+    bot: Annotated[
+        bool,
+        Meta(
+            description="Marked a bot account by its owner (`POST /me/bot`, for good): it"
+            " sits down as a bot (docs/bots.md, 'Outside bots')."
+        ),
+    ] = False
 
 
 # -- the lobby --------------------------------------------------------------------------------

@@ -31,7 +31,6 @@ from events.domain.chat import team_can_read
 from events.domain.narration import forfeits_text, leave_text
 from events.domain.table import TableState, leave_cost, points_text
 from events.domain.types import TableOptions
-from server.live.bots import is_bot
 
 __all__ = [
     "ChouetteTableView",
@@ -71,7 +70,9 @@ class PlayerView(msgspec.Struct, kw_only=True):
     """0 or 1 at a two-player table; null in a chouette."""
     role: Role
     bot: bool = False
-    """A bot (docs/bots.md): the server plays it; the table's creator may remove it."""
+    """Sat down as a bot (docs/bots.md): one of the server's (``b_...``), which the table's
+    creator may remove, or an account its owner marked as a bot, played by an outside
+    program."""
 
 
 class SideView(msgspec.Struct, kw_only=True):
@@ -508,7 +509,7 @@ def _players(state: TableState) -> list[PlayerView]:
             name=state.display_name(p),
             seat=state.seat_of(p) if state.kind != "chouette" else None,
             role=role_of(state, p),
-            bot=is_bot(p),
+            bot=state.is_bot(p),
         )
         for p in state.players
     ]

@@ -3,7 +3,7 @@ as an account), stream tickets and ``GET /me``. Part of the one route table (:mo
 
 from __future__ import annotations
 
-from server.http import erasure
+from server.http import bot_accounts, erasure
 from server.http import handlers as h
 from server.http.common import (
     GuestRequest,
@@ -186,6 +186,41 @@ ROUTES: tuple[Route, ...] = (
                 401: problem(NO_TOKEN),
                 503: problem(UNAVAILABLE),
             },
+            security=BEARER,
+        ),
+    ),
+    Route(
+        "POST",
+        "/me/bot",
+        bot_accounts.mark_bot,
+        op(
+            "Accounts",
+            "Make the caller a bot account",
+            "Marks the caller's registered account a bot account (docs/bots.md, 'Outside"
+            " bots'), as lichess's upgrade to a bot account: a program of the owner's plays it"
+            " through this API (`chouette bot run --token`). **For good**: nothing unmarks it."
+            " From then on every table it joins records that it sat down as a bot"
+            " (`player_joined.bot`), which the table view (`players[].bot`), the lobby (`bots`)"
+            " and its profile show, and a rated match where it sits is rated only when the"
+            " table says so (`options.bots_rated`). Otherwise it is an ordinary account: the"
+            " same limits, clocks and seats, and it sees only what its seat may. Only an"
+            " account that has played no rated match, and sits at no unfinished table, may be"
+            " marked; the password is asked. Rate-limited as logging in is. Marked already:"
+            " answered as it is. On any refusal nothing changes.",
+            {
+                200: answer("The account, a bot account now", Me),
+                400: problem(BAD_BODY),
+                401: problem(f"{NO_TOKEN}, or a wrong password (`unauthorized`)"),
+                403: problem("A guest (`not-registered`): keep it as an account first"),
+                409: problem(
+                    "The account has played a rated match (`rated-matches-played`), or sits"
+                    " at an unfinished table (`seated`, with the tables' ids in `tables`)"
+                ),
+                413: problem(TOO_LARGE),
+                429: too_many(),
+                503: problem(UNAVAILABLE),
+            },
+            body=json_body(bot_accounts.MarkBot, x.MARK_BOT_EXAMPLES),
             security=BEARER,
         ),
     ),

@@ -25,7 +25,8 @@ async def test_register_then_me(api: Api) -> None:
     assert body["guest"] is False and len(body["token"]) >= 32
     me = await api.request("GET", "/me", headers={"Authorization": f"Bearer {body['token']}"})
     assert me.status == 200
-    assert me.body == {k: body[k] for k in ("account_id", "username", "display_name", "guest")}
+    fields = ("account_id", "username", "display_name", "guest")
+    assert me.body == {**{k: body[k] for k in fields}, "bot": False}
     # The display name defaults to the username.
     plain = await api.request(
         "POST", "/accounts", json={"username": "pierre", "password": "polonium-1898"}

@@ -76,6 +76,7 @@ async def test_a_kept_guest_keeps_its_id_seat_ledger_tables_and_profile(api: Api
         "username": "gwen_kept",
         "display_name": "Gwen",
         "guest": False,
+        "bot": False,
     }
     (await me(api, guest.token)).problem(401, "unauthorized")
     pool = api.app[ACCOUNTS_POOL]  # type: ignore[index]
