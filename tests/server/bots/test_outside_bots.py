@@ -460,6 +460,37 @@ async def test_a_bot_account_as_the_box_gets_no_team_chat(api: Api, client: Test
             await s.close()
 
 
+async def test_a_bot_account_sees_no_dice_seed_before_its_game_ends(make_api: MakeApi) -> None:
+    api = await make_api(**FAIR)
+    ann, robo = await api.register(), await bot_account(api)
+    table = await api.create_table(ann, "money")
+    sock = await connect(api.client, table, robo)
+    try:
+        await api.ok(ann, table, "join")
+        await api.ok(robo, table, "join")
+        users = {ann.account_id: ann, robo.account_id: robo}
+        rng = random.Random(7)
+        views: list[dict[str, Any]] = []
+        for _ in range(12):  # a few throws and plays in, seen as the bot's seat sees them
+            await api.step(table, users, rng)
+            views.append(await api.state(table, robo))
+        await api.play_out(table, users, rng)
+        ended = [ev for ev in await events_of(api, table) if isinstance(ev, e.GameEnded)]
+        assert ended and len(ended[0].seed) >= 32, ended
+        seed = ended[0].seed
+        ended_at = next(
+            i for i, ev in enumerate(await events_of(api, table)) if isinstance(ev, e.GameEnded)
+        )
+        await sock.wait_version(ended_at + 1)
+        before = [m for m in sock.stream("table") if m["v"] <= ended_at]
+        assert before and seed not in msgspec.json.encode(before).decode()
+        assert seed not in str(views)
+        # Revealed to everyone at the end, the bot included.
+        assert seed in msgspec.json.encode(sock.stream("table")).decode()
+    finally:
+        await sock.close()
+
+
 async def test_a_bot_accounts_commands_are_rate_limited_as_a_persons(make_api: MakeApi) -> None:
     api = await make_api(rate_limits=True, rate_commands=Rate(3, 60))
     ann, robo = await api.register(), await bot_account(api)
