@@ -25,6 +25,7 @@ Send(command={'type': 'roll'})
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -58,6 +59,10 @@ ANSWERS: dict[str, frozenset[str]] = {
 """The words an engine may answer, by question (``beaver`` too for a take, when offered)."""
 
 
+_POSITION_ID = re.compile(r"[A-Za-z0-9+/]{14}")
+_MATCH_ID = re.compile(r"[A-Za-z0-9+/]{12}")
+
+
 class EngineFailure(Exception):
     """The engine did not give a usable answer: it crashed, took too long, or answered
     something that is not an answer to the question (garbage, an illegal play)."""
@@ -77,6 +82,20 @@ class Question:
     """``resign``: 1 single, 2 gammon, 3 backgammon."""
     beaver: bool = False
     """``take``: the table allows a beaver now."""
+
+    def __post_init__(self) -> None:
+        # What the server's view gave is written to the engine as it is: one line of known
+        # words, never a newline or anything else a view could slip in.
+        if not _POSITION_ID.fullmatch(self.position_id):
+            raise ValueError(f"not a Position ID: {self.position_id[:40]!r}")
+        if self.match_id != UNKNOWN_MATCH and not _MATCH_ID.fullmatch(self.match_id):
+            raise ValueError(f"not a Match ID: {self.match_id[:40]!r}")
+        if self.dice is not None and not all(1 <= d <= 6 for d in self.dice):
+            raise ValueError(f"not dice: {self.dice!r}")
+        if self.kind == "move" and self.dice is None:
+            raise ValueError("a move question needs the dice")
+        if not 0 <= self.level <= 3:
+            raise ValueError(f"not a resignation level: {self.level!r}")
 
     def line(self) -> str:
         """The question as the line protocol writes it (docs/bots.md, "Outside engines")."""

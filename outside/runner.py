@@ -233,7 +233,12 @@ class BotRunner:
             if version == table.version:
                 return True
             table.version = version
-            step = next_step(view, self.me)
+            try:
+                step = next_step(view, self.me)
+            except (ValueError, KeyError, TypeError) as exc:
+                # A view the protocol does not describe: nothing safe to send from it.
+                await self._leave(t, f"the table view cannot be read: {exc!r}")
+                return False
             if step is None:
                 return True
             try:

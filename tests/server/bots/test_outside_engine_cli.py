@@ -175,3 +175,16 @@ def test_the_basic_engine_answers_from_the_ids_alone() -> None:
     offer = "MCkAAAAAAAAA"
     assert basic.decide(Question("resign", won.swap().position_id(), offer, level=1)) == "decline"
     assert basic.decide(Question("resign", won.position_id(), offer, level=1)) == "accept"
+
+
+def test_a_view_cannot_slip_a_line_into_the_engines_protocol() -> None:
+    """Whatever the server's view says is checked before it is written to an engine: a
+    Position or Match ID with a newline (or anything but its characters) is refused."""
+    game = {"phase": "move", "on_roll": "me", "dice": [3, 1], "legal_plays": [{"notation": "x"}]}
+    view = {"kind": "money", "in_game": True, "allowed": ["move"], "game": game}
+    for position_id, match_id in ((START + "\nquit", MONEY), (START, MONEY[:11] + "\n")):
+        game.update(position_id=position_id, cubes=[{"member": None, "match_id": match_id}])
+        with pytest.raises(ValueError, match="not a"):
+            next_step(view, "me")
+    with pytest.raises(ValueError, match="not dice"):
+        Question("move", START, MONEY, (7, 1))
