@@ -33,7 +33,7 @@ from typing import Any
 
 import aiohttp
 
-from client import ApiError, Client
+from client import ApiError, Client, ProtocolError
 from outside.decide import Ask, EngineFailure, Send, answer_of, next_step, seated
 from outside.engines import Engine
 
@@ -76,6 +76,8 @@ class _Table:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     woke_at: float = 0.0
     """When the last event arrived (``perf_counter``)."""
+    lost: str = ""
+    """Why the stream cannot be followed any more (its socket refused), or ''."""
 
 
 class BotRunner:
@@ -201,6 +203,9 @@ class BotRunner:
                 while await self._step(table):
                     await table.wake.wait()
                     table.wake.clear()
+                    if table.lost:
+                        log.error("table=%s the stream cannot be followed: %s", t, table.lost)
+                        break
             finally:
                 follower.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -212,10 +217,15 @@ class BotRunner:
 
     async def _follow(self, table: _Table, after: int) -> None:
         """Wake the table's loop at every event of its table stream (or a resync)."""
-        async for msg in self.client.follow(table.table_id, after=after):
-            if getattr(msg, "s", None) == "chat":
-                continue
-            table.woke_at = time.perf_counter()
+        try:
+            async for msg in self.client.follow(table.table_id, after=after):
+                if getattr(msg, "s", None) == "chat":
+                    continue
+                table.woke_at = time.perf_counter()
+                table.wake.set()
+        except (ApiError, ProtocolError) as exc:
+            # Refused for good (access gone) or a broken promise: the table's loop stops.
+            table.lost = str(exc)
             table.wake.set()
 
     async def _step(self, table: _Table) -> bool:

@@ -341,6 +341,18 @@ async def test_a_broken_handshake_is_refused_before_any_seat_is_taken(
     assert not seated(await api.state(table), robot)
 
 
+async def test_a_token_the_server_refuses_is_one_line_and_no_seat(api: Api, tmp_path: Path) -> None:
+    ann, robot = await api.register(), await api.register()
+    table = await api.create_table(ann, "money")
+    wrong = User(token="not-a-token", account_id="", username="", display_name="")
+    async with bot_run(api, wrong, tmp_path, "basic", "--table", table) as bot:
+        assert await bot.wait(30) == 1
+    assert "chouette bot run: the server refused: 401" in bot.log, bot.log
+    assert "Traceback" not in bot.log
+    assert not seated(await api.state(table), robot)
+    assert (await api.state(table))["players"] == []
+
+
 async def test_an_invitation_code_seats_the_bot_at_a_private_table(
     fair: Api, tmp_path: Path
 ) -> None:
