@@ -181,12 +181,20 @@ class TournamentRunner:
                 try:
                     await self.reconcile(tid)
                 except (StoreError, ValueError) as exc:
+                    # The database away, or a step refused (a table another process was
+                    # creating at that moment...): look again shortly.
                     log.warning(
                         "tournament %s: reconciling failed, again in %.0f s: %s",
                         tid,
                         RETRY_SECONDS,
                         exc,
                         extra={"tournament_id": tid},
+                    )
+                    self._at(tid, RETRY_SECONDS)
+                except Exception:
+                    # A bug: logged with its trace, and the tournament is not dropped.
+                    log.exception(
+                        "tournament %s: reconciling failed", tid, extra={"tournament_id": tid}
                     )
                     self._at(tid, RETRY_SECONDS)
                 if tid not in self._again:
@@ -318,7 +326,9 @@ class TournamentRunner:
         """The board's match table, created and its two players seated if need be."""
         tid = state.tournament_id
         try:
-            table = self.tables.cached(table_id) or await self.tables.state(table_id)
+            # Caught up with the store, not the cached fold: the match may have been played
+            # through another process, whose appends this process's cache has not seen.
+            table = await self.tables.state(table_id)
         except TableNotFoundError:
             table = await self._create(state, round_, board, table_id)
         seats = state.t.rounds[round_ - 1].boards[board - 1].pairing.players
@@ -378,7 +388,7 @@ class TournamentRunner:
         """A board decided while its table is open (a withdrawal, a no-show): who is out of
         the tournament leaves the table."""
         try:
-            table = self.tables.cached(table_id) or await self.tables.state(table_id)
+            table = await self.tables.state(table_id)
         except TableNotFoundError:
             return
         if table.match_winner and not table.players:

@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
+from events.store.streams import table_stream, tournament_stream
 from server.cli.main import main
+from server.keys import TABLES
 from server.live.tournaments import RUNNER
 from tests.server.conftest import Api, User
 from tests.server.tournaments.helpers import create, forfeit, seated, until, view
@@ -158,3 +160,41 @@ async def test_a_match_nobody_starts_is_a_no_show(api: Api) -> None:
             break
         await asyncio.sleep(0.05)
     assert not any(s["seats"]), s["seats"]
+
+
+async def test_two_servers_run_one_tournament_once(
+    make_api: Any, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two servers on one database, both runners running: every table is created and seated
+    once, every result recorded once, whichever server the players use."""
+    one: Api = await make_api(dice_factory=None)
+    two: Api = await make_api(dice_factory=None)
+    director = await one.register()
+    tid = await create(one, director, format="knockout", match_length=1)
+    players = [await one.register() for _ in range(8)]
+    users = {u.account_id: u for u in players}
+    for i, u in enumerate(players):
+        api = (one, two)[i % 2]
+        assert (await api.request("POST", f"/tournaments/{tid}/entries", user=u)).status == 200
+    assert (await two.request("POST", f"/tournaments/{tid}/start", user=director)).status == 200
+    for number in (1, 2, 3):
+        v = await until(one, tid, lambda v, n=number: len(v["rounds"]) >= n)
+        for i, board in enumerate(v["rounds"][number - 1]["boards"]):
+            await forfeit((one, two)[i % 2], board["table_id"], users, loser=board["b"])
+    v = await until(two, tid, lambda v: v["status"] == "finished")
+    assert v["winner"] == v["bracket"][-1][0]["winner"]
+    assert [len(r["boards"]) for r in v["rounds"]] == [4, 2, 1]
+    # Each table: one creation, two joins; the stream: one event per fact.
+    assert one.app is not None
+    store = one.app[TABLES].store
+    for r in v["rounds"]:
+        for board in r["boards"]:
+            events = await store.read_stream(table_stream(board["table_id"]))
+            types = [x.type for x in events]
+            assert types.count("table_created") == 1 and types.count("player_joined") == 2
+            assert types.count("match_ended") == 1
+    stream = [x.type for x in await store.read_stream(tournament_stream(tid))]
+    assert stream.count("tournament_result") == 7 and stream.count("tournament_finished") == 1
+    status = await asyncio.to_thread(main, ["audit", "--all", "--json", "--database-url", db_url])
+    doc = json.loads(capsys.readouterr().out)
+    assert status == 0, (doc["store"], [r for r in doc["reports"] if r["status"] != "ok"])
