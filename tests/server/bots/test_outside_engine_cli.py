@@ -4,6 +4,7 @@ the outside bot's pure parts: its reading of table views and its check of engine
 from __future__ import annotations
 
 import doctest
+import os
 import subprocess
 import sys
 import uuid
@@ -188,3 +189,50 @@ def test_a_view_cannot_slip_a_line_into_the_engines_protocol() -> None:
             next_step(view, "me")
     with pytest.raises(ValueError, match="not dice"):
         Question("move", START, MONEY, (7, 1))
+
+
+ADAPTER = ROOT / "scripts" / "gnubg-engine"
+
+
+@pytest.mark.skipif(
+    not Path("/usr/games/gnubg").exists() and not os.environ.get("CI"),
+    reason="GNU Backgammon's program (/usr/games/gnubg) is not installed (CI installs it)",
+)
+def test_the_gnubg_adapter_speaks_the_line_protocol() -> None:
+    questions = [
+        "chouette 1",
+        f"move {START} {MONEY} 3 1",
+        f"move {START} {MONEY} 6 6",
+        f"cube {START} {MONEY}",
+        "take APg+8AH//gAAAA MBkAAAAAAAAA",
+        "cube APg+8AH//gAAAA cAkAAAAAAAAA",
+        f"resign {START} MCkAAAAAAAAA 3",
+        "banana",
+        f"move {START}\x7f {MONEY} 3 1",
+        f"move {START} {MONEY} 9 1",
+        "quit",
+    ]
+    done = subprocess.run(
+        [sys.executable, str(ADAPTER)],
+        input="\n".join(questions) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("chouette 1 gnubg-engine (GNU Backgammon")
+    answers = lines[1:]
+    assert answers[:2] == ["8/5 6/5", "24/18(2) 13/7(2)"]
+    # Each answer passes the runner's own check.
+    assert answer_of(Question("move", START, MONEY, (6, 6)), answers[1])
+    assert answers[2] == "roll"
+    # All home against checkers far back: the doubler is on roll, the taker passes; the
+    # player on roll there doubles.
+    assert answers[3:5] == ["drop", "double"]
+    assert answers[5] == "accept"
+    assert [a.split()[0] for a in answers[6:]] == ["error", "error", "error"]
+    refused = subprocess.run(
+        [sys.executable, str(ADAPTER)], input="hello\n", capture_output=True, text=True, timeout=60
+    )
+    assert refused.returncode == 2 and refused.stdout.startswith("error")
