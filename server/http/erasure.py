@@ -2,7 +2,8 @@
 ``GET /me/export`` hands over everything it holds of them.
 
 Erasing: the account's tokens are revoked (its sockets stop), it leaves every unfinished table
-as ``leave`` does (docs/rules.md §10: in mid-game a forfeit), its data key is destroyed — so
+as ``leave`` does (docs/rules.md §10: in mid-game a forfeit) and withdraws from every tournament
+it is still in, its data key is destroyed — so
 whatever it typed into any event (its name, its chat, its tables' names) reads as its
 pseudonym from now on, in this process and every other — an ``account_erased`` event is
 appended to its own stream, and the read models that keep its name are pseudonymised. The log
@@ -180,6 +181,7 @@ async def erase_account(app: web.Application, account_id: str) -> None:
             )
         except ValueError as exc:  # not seated any more, say: nothing to leave
             log.info("erasure: no leave at a table: %s", exc, extra={"table_id": table_id})
+    await _withdraw_from_tournaments(app, account_id)
     await keys.destroy(account_id)
     forget_personal(app)
     # A retried erasure finds the event there (expected version 0: a conflict).
@@ -195,6 +197,26 @@ async def erase_account(app: web.Application, account_id: str) -> None:
     await erasure.pseudonymise(app[ACCOUNTS_POOL], account_id)
     accounts.sessions.forget(account_id)
     log.info("account erased", extra={"actor": account_id})
+
+
+async def _withdraw_from_tournaments(app: web.Application, account_id: str) -> None:
+    """The account withdraws from every tournament it is still in (docs/tournaments.md): it is
+    paired no more, and a match of its still to play is forfeited."""
+    service = app.get(TOURNAMENTS)
+    if service is None:
+        return
+    for tid in await service.ids():
+        s = await service.state(tid)
+        t = s.t
+        if s.finished or account_id in t.withdrawn:
+            continue
+        if not any(x.player == account_id for x in t.entrants):
+            continue
+        command_id = uuid.uuid5(_ERASE, f"{account_id}/tournament/{tid}")
+        try:
+            await service.execute(tid, account_id, c.WithdrawTournament(), command_id)
+        except ValueError as exc:  # withdrawn meanwhile, or the tournament over
+            log.info("erasure: no withdrawal from a tournament: %s", exc)
 
 
 async def export_me(request: web.Request) -> web.Response:

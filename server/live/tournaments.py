@@ -362,11 +362,12 @@ class TournamentRunner:
         options = with_reserve_rule("match", options)
         if o.private:
             await invitations.record_private(self._pool, table_id, state.created_by)
-        name = f"{state.name or 'Tournament'} · round {round_}, board {board}"[:100]
+        # No name: a table's name is sealed under its creator's key, and the director's may
+        # be destroyed (an erasure) while the tournament goes on (the tournament names it).
         await self.tables.execute(
             table_id,
             state.created_by,
-            c.CreateTable(kind="match", options=options, name=name),
+            c.CreateTable(kind="match", options=options),
             step_id(state.tournament_id, round_, board, "create"),
         )
         return await self.tables.state(table_id)
