@@ -182,7 +182,11 @@ class BotRunner:
             table_id = str(row["table_id"])
             if row.get("mine") or table_id in self._seen:
                 continue
-            view = await self.client.table(table_id)
+            try:
+                view = await self.client.table(table_id)
+            except ApiError as exc:
+                log.info("table=%s listed but not open to the bot: %s", table_id, exc)
+                continue
             if "join" in view["allowed"] or seated(view, self.me):
                 log.info("table=%s invited: sitting down", table_id)
                 self.add(table_id)
