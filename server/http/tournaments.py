@@ -22,7 +22,7 @@ from events.domain import commands as c
 from events.domain.tournament import TournamentNotFoundError, TournamentState
 from events.domain.types import Name, Text, TournamentOptions
 from events.tournament_service import TournamentService
-from server.access import auth
+from server.access import auth, ratelimit
 from server.http.common import current_account, decode_body, json_response
 from server.http.problems import forbidden
 from server.keys import ACCOUNTS_POOL, TABLES
@@ -307,6 +307,7 @@ async def _run(
     command: c.TournamentCommand,
     command_id: uuid.UUID | None,
 ) -> web.Response:
+    request.app[ratelimit.LIMITS].hit("commands", account.account_id)
     service = request.app[TOURNAMENTS]
     await service.execute(tid, account.account_id, command, command_id or uuid.uuid4())
     return json_response(await view(request.app, await service.state(tid)))
@@ -319,6 +320,8 @@ async def create(request: web.Request) -> web.Response:
     body = await decode_body(request, CreateTournamentRequest)
     if account.guest:
         raise forbidden("a guest cannot direct a tournament; register first")
+    # A tournament makes tables: it counts as one created (CHOUETTE_RATE_TABLES).
+    request.app[ratelimit.LIMITS].hit("tables", account.account_id)
     command_id = body.command_id or uuid.uuid4()
     tid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"chouette:tournament:{command_id}"))
     service = request.app[TOURNAMENTS]

@@ -20,6 +20,7 @@ from server.openapi.operation import (
     param,
     problem,
     slugs,
+    too_many,
 )
 
 __all__ = ["ROUTES"]
@@ -36,7 +37,8 @@ VIEW = (
     " `command_id` makes a retry record nothing twice."
 )
 LIMITS = (
-    " Limits: a knockout or Swiss field of at most 256, a round robin of 32 (`max_field` no"
+    " A tournament counts as a table created (`CHOUETTE_RATE_TABLES`); entering, withdrawing,"
+    " starting and adjusting as commands (`CHOUETTE_RATE_COMMANDS`). Limits: a knockout or Swiss field of at most 256, a round robin of 32 (`max_field` no"
     " more), Swiss rounds 1 to 20, matches of 1 to 25 points, 256 invited accounts."
 )
 
@@ -81,6 +83,7 @@ ROUTES: tuple[Route, ...] = (
                     f"The `command_id` was used for another command ({slugs('command-id-reused', 'not-now')})"
                 ),
                 413: problem(TOO_LARGE),
+                429: too_many(),
                 503: problem(UNAVAILABLE),
             },
             body=json_body(t.CreateTournamentRequest),
@@ -129,6 +132,7 @@ ROUTES: tuple[Route, ...] = (
                     " the `command_id` used for another command (`command-id-reused`)"
                 ),
                 413: problem(TOO_LARGE),
+                429: too_many(),
                 503: problem(UNAVAILABLE),
             },
             body=json_body(t.EntryRequest),
@@ -150,6 +154,7 @@ ROUTES: tuple[Route, ...] = (
                 401: problem(NO_TOKEN),
                 404: problem(NO_TOURNAMENT),
                 409: problem("Not entered, already withdrawn, or the tournament over (`not-now`)"),
+                429: too_many(),
                 503: problem(UNAVAILABLE),
             },
             parameters=[TOURNAMENT],
@@ -174,6 +179,7 @@ ROUTES: tuple[Route, ...] = (
                 404: problem(NO_TOURNAMENT),
                 409: problem("Already started, or fewer than 2 entrants (`not-now`)"),
                 413: problem(TOO_LARGE),
+                429: too_many(),
                 503: problem(UNAVAILABLE),
             },
             body=json_body(t.EntryRequest),
@@ -202,6 +208,7 @@ ROUTES: tuple[Route, ...] = (
                     " or the tournament over (`not-now`)"
                 ),
                 413: problem(TOO_LARGE),
+                429: too_many(),
                 503: problem(UNAVAILABLE),
             },
             body=json_body(t.AdjustRequest),

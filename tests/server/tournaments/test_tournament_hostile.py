@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from events.store.streams import tournament_stream
+from server.config import Rate
 from server.keys import TABLES
 from tests.server.conftest import Api, User
 from tests.server.tournaments.helpers import create, forfeit, seated, until, view
@@ -208,3 +209,15 @@ async def test_only_the_director_adjusts_with_a_reason(api: Api) -> None:
     adjusted = r.body["rounds"][0]["boards"][0]
     assert adjusted["winner"] == board["b"] and adjusted["how"] == "adjusted"
     assert adjusted["reason"] == "a wrong click, agreed"
+
+
+async def test_creating_tournaments_is_rate_limited_as_tables_are(make_api: Any) -> None:
+    api: Api = await make_api(rate_limits=True, rate_tables=Rate(1, 3600))
+    director = await api.register()
+    await create(api, director, format="knockout")
+    r = await api.request(
+        "POST", "/tournaments", user=director, json={"options": {"format": "swiss", "rounds": 2}}
+    )
+    assert r.status == 429 and "Retry-After" in r.headers, r.body
+    listed = (await api.request("GET", "/tournaments")).body["tournaments"]
+    assert [t["format"] for t in listed] == ["knockout"]
