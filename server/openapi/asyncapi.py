@@ -46,7 +46,8 @@ __all__ = [
 
 EVENT_SUMMARIES: dict[str, str] = {
     "table_created": "The table is created, with its kind and options: its first event.",
-    "player_joined": "A player takes a seat (money, match) or joins the chouette's line.",
+    "player_joined": "A player takes a seat (money, match) or joins the chouette's line;"
+    " `bot`: as a bot (a bot account or the server's own), as the server says.",
     "player_left": "A player leaves the table (in mid-game: a forfeit).",
     "line_throw": "Chouette: one die each for the players still tied, to order the line.",
     "game_started": "A game starts, with the commitment to its secret dice seed.",
