@@ -35,7 +35,7 @@ from events.domain.tournament import (
     fold,
 )
 from events.service import Outcome, _IdleLocks
-from events.store.errors import CommandReusedError, ConcurrencyError, translate_errors
+from events.store.errors import CommandReusedError, ConcurrencyError
 from events.store.event_store import AppendResult, EventStore
 from events.store.lru import Lru
 from events.store.streams import (
@@ -43,6 +43,7 @@ from events.store.streams import (
     append_events,
     decode_recorded,
     tournament_stream,
+    tournament_versions,
 )
 
 __all__ = ["TournamentService", "tournament_digest"]
@@ -128,12 +129,7 @@ class TournamentService:
 
     async def versions(self) -> dict[str, int]:
         """Every tournament's id and its stream's version, in one query."""
-        with translate_errors():
-            rows = await self.store.pool.fetch(
-                "SELECT stream_id, version FROM streams WHERE stream_id LIKE $1 ORDER BY stream_id",
-                TOURNAMENT_PREFIX + "%",
-            )
-        return {r["stream_id"].removeprefix(TOURNAMENT_PREFIX): r["version"] for r in rows}
+        return await tournament_versions(self.store)
 
     async def state_at(self, tournament_id: str, version: int) -> TournamentState:
         """The tournament's state at ``version`` at least: the cached fold when it is there

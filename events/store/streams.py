@@ -24,7 +24,7 @@ import msgspec
 from events.domain import types as e
 from events.domain.decider import fold
 from events.domain.rules_check import check_steps
-from events.store.errors import CorruptEventError
+from events.store.errors import CorruptEventError, translate_errors
 from events.store.event_store import AppendResult, EventStore, NewEvent, RecordedEvent, RecordKeys
 from events.store.personal_keys import UNOPENED
 
@@ -46,6 +46,7 @@ __all__ = [
     "table_stream",
     "tournament_of_stream",
     "tournament_stream",
+    "tournament_versions",
 ]
 
 StreamKind = Literal["table", "chat"]
@@ -121,6 +122,16 @@ def tournament_of_stream(stream_id: str) -> str | None:
     if not stream_id.startswith(TOURNAMENT_PREFIX):
         return None
     return stream_id.removeprefix(TOURNAMENT_PREFIX)
+
+
+async def tournament_versions(store: EventStore) -> dict[str, int]:
+    """Every tournament's id and its stream's version, in one query of ``streams``."""
+    with translate_errors():
+        rows = await store.pool.fetch(
+            "SELECT stream_id, version FROM streams WHERE stream_id LIKE $1 ORDER BY stream_id",
+            TOURNAMENT_PREFIX + "%",
+        )
+    return {r["stream_id"].removeprefix(TOURNAMENT_PREFIX): r["version"] for r in rows}
 
 
 def parse_stream(stream_id: str) -> StreamName | None:

@@ -27,6 +27,7 @@ from server.http.common import current_account, decode_body, json_response
 from server.http.problems import forbidden
 from server.keys import ACCOUNTS_POOL, TABLES
 from server.readmodels.ratings import player_rating
+from server.readmodels.tournaments import display_names
 
 __all__ = [
     "TOURNAMENTS",
@@ -264,13 +265,7 @@ async def view(app: web.Application, s: TournamentState) -> TournamentView:
 
 
 async def _names(app: web.Application, players: list[str]) -> dict[str, str]:
-    if not players:
-        return {}
-    rows = await app[ACCOUNTS_POOL].fetch(
-        "SELECT account_id, display_name FROM accounts WHERE account_id = ANY($1::text[])",
-        players,
-    )
-    return {r["account_id"]: r["display_name"] for r in rows}
+    return await display_names(app[ACCOUNTS_POOL], players)
 
 
 # -- handlers -----------------------------------------------------------------------------------

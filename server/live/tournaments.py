@@ -63,6 +63,7 @@ from events.store.subscription import LiveFeed
 from events.tournament_service import TournamentService
 from server.config import default_clock
 from server.readmodels import invitations
+from server.readmodels.tournaments import display_names
 
 __all__ = ["RUNNER", "TournamentRunner", "step_id"]
 
@@ -406,7 +407,5 @@ class TournamentRunner:
                     )
 
     async def _display_name(self, account_id: str) -> str:
-        name = await self._pool.fetchval(
-            "SELECT display_name FROM accounts WHERE account_id = $1", account_id
-        )
-        return str(name or "")[:64]
+        names = await display_names(self._pool, [account_id])
+        return names.get(account_id, "")[:64]
