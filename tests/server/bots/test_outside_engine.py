@@ -240,6 +240,75 @@ async def test_the_bot_plays_on_through_dropped_connections(fair: Api, tmp_path:
     assert "leaving" not in log and "Traceback" not in log
 
 
+DOUBLER = (
+    "import sys\n"
+    "from outside.decide import Question\n"
+    "from outside.engines import BasicEngine\n"
+    "basic = BasicEngine()\n"
+    "sys.stdin.readline()\n"
+    "print('chouette 1 always doubles', flush=True)\n"
+    "for line in sys.stdin:\n"
+    "    w = line.split()\n"
+    "    if w[0] == 'quit':\n"
+    "        break\n"
+    "    if w[0] == 'move':\n"
+    "        q = Question('move', w[1], w[2], (int(w[3]), int(w[4])))\n"
+    "        print(basic.decide(q), flush=True)\n"
+    "    else:\n"
+    "        print({'cube': 'double', 'take': 'take', 'resign': 'decline'}[w[0]], flush=True)\n"
+)
+"""An engine that plays the basic bot's plays and doubles whenever it may, takes every
+double and declines every resignation."""
+
+
+async def test_the_box_from_outside_doubles_every_members_cube(
+    make_api: Callable[..., Awaitable[Api]], tmp_path: Path
+) -> None:
+    """An engine that says double at every chance: as the box (games are played until the
+    line puts it there), the bot doubles every member's cube at once (named by none), each
+    member answers on their own cube, and the game is played out."""
+    api = await make_api(**FAIR)
+    ann, robot = await api.register(), await api.register()
+    table = await api.create_table(ann, "chouette")
+    await api.ok(ann, table, "join")
+    await seat(api, ann, table)
+    script = tmp_path / "doubler.py"
+    script.write_text(DOUBLER, encoding="utf-8")
+    engine = f"{sys.executable} {script}"
+    async with bot_run(api, robot, tmp_path, engine, "--table", table) as bot:
+        await until(api, table, lambda s: seated(s, robot), user=ann)
+        await api.ok(ann, table, "start_game")
+        rng = random.Random(11)
+        boxes: list[str] = []
+
+        async def act(s: dict[str, Any]) -> bool:
+            if s.get("box") and s["in_game"]:
+                boxes.append(s["box"])
+            return await chouette_person(api, ann, table, rng, s)
+
+        every = "sent {'type': 'double', 'cubes': []}"
+        mine = robot.account_id
+        end = await until(
+            api,
+            table,
+            lambda s: any(g["box"] == mine for g in s["history"]) and every in bot.log,
+            act,
+            user=ann,
+        )
+        assert bot.proc.returncode is None, bot.log
+    assert robot.account_id in boxes
+    games = [g for g in end["history"] if g["box"] == robot.account_id]
+    assert games, end["history"]
+    # The box played out a game on its doubled cubes: each member's settled on their own.
+    assert {x["member"] for x in games[0]["settlements"]} == {
+        p["id"] for p in end["players"] if p["id"] != robot.account_id
+    }
+    await audited(api, table, ann)
+    log = bot.log
+    assert "cube " in log and "-> 'double'" in log
+    assert "leaving" not in log and "Traceback" not in log
+
+
 async def chouette_person(
     api: Api, user: User, table: str, rng: random.Random, s: dict[str, Any]
 ) -> bool:
