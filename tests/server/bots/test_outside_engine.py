@@ -410,6 +410,25 @@ async def test_a_broken_handshake_is_refused_before_any_seat_is_taken(
     assert not seated(await api.state(table), robot)
 
 
+async def test_a_marked_bot_account_sits_as_a_bot(fair: Api, tmp_path: Path) -> None:
+    """The account marked a bot account first (``POST /me/bot``, docs/bots.md "Outside
+    bots"): its seat shows the badge, its join says so in the log, and the runner, reading
+    the mark from ``GET /me``, does not warn."""
+    api = fair
+    ann, robot = await api.register(), await api.register()
+    r = await api.request("POST", "/me/bot", user=robot, json={"password": "correct horse"})
+    assert r.status == 200 and r.body["bot"] is True, r.body
+    table = await api.create_table(ann, "match", match_length=1)
+    async with bot_run(api, robot, tmp_path, "basic", "--table", table) as bot:
+        view = await wait_until(api, table, lambda s: seated(s, robot))
+        await seat(api, ann, table)
+        await wait_until(api, table, lambda s: bool(s.get("match_winner")))
+        assert await bot.wait() == 0, bot.log
+    assert [p["bot"] for p in view["players"] if p["id"] == robot.account_id] == [True]
+    assert "not marked as a bot account" not in bot.log
+    await audit_clean(api, table)
+
+
 async def test_a_token_the_server_refuses_is_one_line_and_no_seat(api: Api, tmp_path: Path) -> None:
     ann, robot = await api.register(), await api.register()
     table = await api.create_table(ann, "money")
