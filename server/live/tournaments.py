@@ -63,6 +63,7 @@ from events.store.subscription import LiveFeed
 from events.tournament_service import TournamentService
 from server.config import default_clock
 from server.readmodels import invitations
+from server.readmodels.accounts import is_outside_bot
 from server.readmodels.tournaments import display_names
 
 __all__ = ["RUNNER", "TournamentRunner", "step_id"]
@@ -337,10 +338,12 @@ class TournamentRunner:
             if table.seat_of(player) is not None:
                 continue
             name = await self._display_name(player)
+            # A bot account sits as a bot (docs/bots.md), as its own join would.
+            bot = await is_outside_bot(self._pool, player)
             await self.tables.execute(
                 table_id,
                 player,
-                c.Join(seat=seat, display_name=name),
+                c.Join(seat=seat, display_name=name, bot=bot),
                 step_id(tid, round_, board, f"join:{player}"),
             )
             table = await self.tables.state(table_id)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import uuid
 
-from events.store.streams import tournament_stream
+from events.domain import types as e
+from events.store.streams import decode_recorded, table_stream, tournament_stream
 from server.keys import TABLES
 from tests.server.conftest import Api
-from tests.server.tournaments.helpers import create, until, view
+from tests.server.tournaments.helpers import create, seated, until, view
 
 
 async def test_a_retried_create_or_entry_records_once(api: Api) -> None:
@@ -63,3 +64,22 @@ async def test_the_list_and_the_views_of_each_format(api: Api) -> None:
     assert len(rr["standings"]) == 5 and [s["rank"] for s in rr["standings"]] == [1, 2, 3, 4, 5]
     listed = (await api.request("GET", "/tournaments")).body["tournaments"]
     assert {t["id"]: t["status"] for t in listed}[knockout] == "playing"
+
+
+async def test_a_bot_account_enters_and_sits_as_a_bot(api: Api) -> None:
+    """A bot account (``POST /me/bot``) may be an entrant: the runner seats it as a bot, as its
+    own join would (docs/bots.md)."""
+    assert api.app is not None
+    director, person, robot = [await api.register() for _ in range(3)]
+    r = await api.request("POST", "/me/bot", user=robot, json={"password": "correct horse"})
+    assert r.status in (200, 201), r.body
+    tid = await create(api, director, format="knockout", match_length=1)
+    for u in (person, robot):
+        assert (await api.request("POST", f"/tournaments/{tid}/entries", user=u)).status == 200
+    assert (await api.request("POST", f"/tournaments/{tid}/start", user=director)).status == 200
+    table = (await view(api, tid))["rounds"][0]["boards"][0]["table_id"]
+    await seated(api, table)
+    events = await api.app[TABLES].store.read_stream(table_stream(table))
+    joined = [decode_recorded(x) for x in events if x.type == "player_joined"]
+    bots = {j.player: j.bot for j in joined if isinstance(j, e.PlayerJoined)}
+    assert bots == {person.account_id: False, robot.account_id: True}
