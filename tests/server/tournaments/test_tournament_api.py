@@ -10,6 +10,7 @@ from events.domain import types as e
 from events.store.streams import decode_recorded, table_stream, tournament_stream
 from server.keys import TABLES
 from tests.server.conftest import Api
+from tests.server.operations.test_api_reference import conforms
 from tests.server.tournaments.helpers import create, seated, until, view
 
 
@@ -83,3 +84,48 @@ async def test_a_bot_account_enters_and_sits_as_a_bot(api: Api) -> None:
     joined = [decode_recorded(x) for x in events if x.type == "player_joined"]
     bots = {j.player: j.bot for j in joined if isinstance(j, e.PlayerJoined)}
     assert bots == {person.account_id: False, robot.account_id: True}
+
+
+async def test_real_answers_are_the_documented_types(api: Api) -> None:
+    """Each tournament route's answers, success and problem, are exactly what the OpenAPI
+    document says they are (decoded with the documented type, nothing lost or added)."""
+    doc = (await api.request("GET", "/openapi.json")).body
+    director, a, b = [await api.register() for _ in range(3)]
+    body = {"command_id": str(uuid.uuid4()), "options": {"format": "swiss", "rounds": 1}}
+    made = await api.request("POST", "/tournaments", user=director, json=body)
+    created = conforms(doc, "post", "/tournaments", made)
+    tid = created.id
+    conforms(
+        doc,
+        "post",
+        "/tournaments",
+        await api.request("POST", "/tournaments", user=director, json=body),
+    )
+    one = "/tournaments/{tournament_id}"
+    for u in (a, b):
+        conforms(
+            doc,
+            "post",
+            one + "/entries",
+            await api.request("POST", f"/tournaments/{tid}/entries", user=u),
+        )
+    again = await api.request("POST", f"/tournaments/{tid}/entries", user=a)
+    assert conforms(doc, "post", one + "/entries", again).status == 409
+    refused = await api.request("POST", f"/tournaments/{tid}/start", user=a)
+    assert conforms(doc, "post", one + "/start", refused).status == 403
+    started = conforms(
+        doc,
+        "post",
+        one + "/start",
+        await api.request("POST", f"/tournaments/{tid}/start", user=director),
+    )
+    assert started.status == "playing" and started.rounds[0].boards[0].table is not None
+    conforms(doc, "get", one, await api.request("GET", f"/tournaments/{tid}"))
+    conforms(doc, "get", "/tournaments", await api.request("GET", "/tournaments"))
+    adjust = {"round": 1, "board": 1, "winner": a.account_id, "reason": "too early"}
+    early = await api.request("POST", f"/tournaments/{tid}/adjust", user=director, json=adjust)
+    assert conforms(doc, "post", one + "/adjust", early).status == 409
+    left = await api.request("DELETE", f"/tournaments/{tid}/entries/me", user=b)
+    assert conforms(doc, "delete", one + "/entries/me", left).status == "finished"
+    missing = await api.request("GET", f"/tournaments/{uuid.uuid4()}")
+    assert conforms(doc, "get", one, missing).status == 404
