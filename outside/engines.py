@@ -267,11 +267,18 @@ class CommandEngine:
                 proc.stdin.close()
         try:
             async with asyncio.timeout(2.0):
-                return await proc.wait()
+                code = await proc.wait()
         except TimeoutError:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
-            return await proc.wait()
+            code = await proc.wait()
+        # Read what it left in the pipe to its end, so that the pipe closes now, not when
+        # the loop is gone.
+        if proc.stdout is not None:
+            with contextlib.suppress(TimeoutError, ConnectionError, ValueError):
+                async with asyncio.timeout(1.0):
+                    await proc.stdout.read()
+        return code
 
     async def fail(self) -> None:
         """Stop the program after it failed (it is started afresh when next asked)."""

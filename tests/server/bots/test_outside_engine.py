@@ -351,6 +351,8 @@ ENGINES = {
     + "    w = line.split()\n"
     + "    answers = {'move': '24/1', 'cube': 'roll', 'take': 'take', 'resign': 'decline'}\n"
     + "    print(answers.get(w[0], 'error'), flush=True)\n",
+    # A line far past the protocol's 1,000 bytes.
+    "long": HELLO + "for line in sys.stdin:\n    print('8/5 ' * 2000, flush=True)\n",
     # Dies at its first question.
     "crash": HELLO + "sys.stdin.readline()\nsys.exit(3)\n",
     # Never answers (the runner's --engine-timeout is 1 s).
@@ -385,6 +387,7 @@ async def test_an_engine_that_fails_makes_the_bot_leave_and_the_table_goes_on(
         "illegal": "play '24/1' is not legal",
         "crash": "exited (status 3)",
         "hang": "within 1 s",
+        "long": "longer than 1000 bytes",
     }[kind]
     assert why in log, log
     assert "Traceback" not in log
