@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import os
 import random
+import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -430,6 +431,19 @@ async def test_a_marked_bot_account_sits_as_a_bot(fair: Api, tmp_path: Path) -> 
     assert [p["bot"] for p in view["players"] if p["id"] == robot.account_id] == [True]
     assert "not marked as a bot account" not in bot.log
     await audit_clean(api, table)
+
+
+async def test_sigint_stops_the_bot_cleanly_and_keeps_its_seat(api: Api, tmp_path: Path) -> None:
+    ann, robot = await api.register(), await api.register()
+    table = await api.create_table(ann, "money")
+    async with bot_run(api, robot, tmp_path, "basic", "--table", table) as bot:
+        await wait_until(api, table, lambda s: seated(s, robot))
+        bot.proc.send_signal(signal.SIGINT)
+        assert await bot.wait(30) == 0, bot.log
+    assert "stopped by a signal: the seats are kept" in bot.log
+    assert "Traceback" not in bot.log and "KeyboardInterrupt" not in bot.log
+    # Its seat is kept, as a person's who closes the page.
+    assert seated(await api.state(table), robot)
 
 
 async def test_a_token_the_server_refuses_is_one_line_and_no_seat(api: Api, tmp_path: Path) -> None:
