@@ -21,7 +21,7 @@ from events.store.streams import table_stream, tournament_stream
 from server.cli.main import main
 from server.keys import TABLES
 from server.live.tournaments import RUNNER
-from tests.server.conftest import Api, User
+from tests.server.conftest import Api, User, next_action
 from tests.server.tournaments.helpers import create, forfeit, seated, until, view
 
 
@@ -198,3 +198,37 @@ async def test_two_servers_run_one_tournament_once(
     status = await asyncio.to_thread(main, ["audit", "--all", "--json", "--database-url", db_url])
     doc = json.loads(capsys.readouterr().out)
     assert status == 0, (doc["store"], [r for r in doc["reports"] if r["status"] != "ok"])
+
+
+async def test_a_player_who_never_comes_forfeits_on_the_tables_clock(api: Api) -> None:
+    """The player who came throws the opening throw; the other never acts, and the table's own
+    clock (rules §10) forfeits the match, which the tournament records as a forfeit."""
+    director = await api.register()
+    tid = await create(
+        api,
+        director,
+        format="knockout",
+        match_length=1,
+        clock={"delay": 0, "reserve": 1, "reserve_per_point": 0},
+    )
+    players = [await api.register() for _ in range(2)]
+    users = {u.account_id: u for u in players}
+    for u in players:
+        assert (await api.request("POST", f"/tournaments/{tid}/entries", user=u)).status == 200
+    assert (await api.request("POST", f"/tournaments/{tid}/start", user=director)).status == 200
+    board = (await view(api, tid))["rounds"][0]["boards"][0]
+    here = board["a"]
+    table = board["table_id"]
+    await seated(api, table)
+    await api.ok(users[here], table, "roll")
+    rng = random.Random(3)
+    for _ in range(20):
+        s = await api.state(table)
+        if s.get("match_winner") or s["game"]["to_act"] != [here]:
+            break
+        command, _who = next_action(s, rng)
+        await api.ok(users[here], table, **command)
+    v = await until(api, tid, lambda v: v["status"] == "finished", timeout=15)
+    decided = v["rounds"][0]["boards"][0]
+    assert (decided["winner"], decided["forfeit"], decided["how"]) == (here, True, "match")
+    assert (await api.state(table))["match_winner"] == here
