@@ -517,7 +517,9 @@ async def main() -> None:
     # per chat command), after the server has stopped: bench/sealing.py, sealed and plain
     # alternating in one process.
     log("sealing")
-    result["sealing"] = await measure_sealing(base_url, per_round=100 if args.quick else 400)
+    result["sealing"] = await measure_sealing(
+        base_url, rounds=20, per_round=50 if args.quick else 200
+    )
     print(json.dumps(result))
 
 
