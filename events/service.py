@@ -95,7 +95,10 @@ __all__ = [
     "CommandObserver",
     "Outcome",
     "TableService",
+    "append_decided",
     "command_digest",
+    "outcome_of",
+    "prior_outcome",
 ]
 
 log = logging.getLogger("chouette.tables")
@@ -284,7 +287,8 @@ class Outcome:
     events: tuple[RecordedEvent, ...]
 
 
-def _outcome(command_id: uuid.UUID, result: AppendResult) -> Outcome:
+def outcome_of(command_id: uuid.UUID, result: AppendResult) -> Outcome:
+    """The outcome a command's append (or its first run's) gives its sender."""
     return Outcome(
         str(command_id),
         result.stream_id,
@@ -293,6 +297,50 @@ def _outcome(command_id: uuid.UUID, result: AppendResult) -> Outcome:
         result.duplicate,
         result.events,
     )
+
+
+async def prior_outcome(
+    store: EventStore, command_id: uuid.UUID, stream: str, actor: str, digest: bytes
+) -> Outcome | None:
+    """The first outcome of this very command (same stream, actor and digest), if it was
+    recorded; the store reads nothing back for anyone else. A table's commands and a
+    tournament's (:mod:`events.tournament_service`) share it.
+
+    :raises CommandIdReusedError: the id was recorded for another stream, actor or command.
+    """
+    try:
+        result = await store.command_outcome(command_id, stream, actor=actor, digest=digest)
+    except CommandReusedError:
+        raise CommandIdReusedError(command_id) from None
+    return None if result is None else outcome_of(command_id, result)
+
+
+async def append_decided(
+    store: EventStore,
+    stream: str,
+    events: list[e.Event],
+    expected_version: int | None,
+    command_id: uuid.UUID,
+    actor: str,
+    digest: bytes,
+) -> AppendResult:
+    """Append a decided command with its actor and digest; a reused id says nothing of the
+    command it was first used for (not even its stream).
+
+    :raises CommandIdReusedError: the id was recorded for another stream, actor or command.
+    """
+    try:
+        return await append_events(
+            store,
+            stream,
+            events,
+            expected_version=expected_version,
+            command_id=command_id,
+            actor=actor,
+            digest=digest,
+        )
+    except CommandReusedError:
+        raise CommandIdReusedError(command_id) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,18 +548,7 @@ class TableService:
     async def _prior(
         self, command_id: uuid.UUID, stream: str, actor: str, digest: bytes
     ) -> Outcome | None:
-        """The first outcome of this very command (same stream, actor and digest), if it was
-        recorded; the store reads nothing back for anyone else.
-
-        :raises CommandIdReusedError: the id was recorded for another stream, actor or command.
-        """
-        try:
-            result = await self.store.command_outcome(
-                command_id, stream, actor=actor, digest=digest
-            )
-        except CommandReusedError:
-            raise CommandIdReusedError(command_id) from None
-        return None if result is None else _outcome(command_id, result)
+        return await prior_outcome(self.store, command_id, stream, actor, digest)
 
     async def _append(
         self,
@@ -522,23 +559,9 @@ class TableService:
         actor: str,
         digest: bytes,
     ) -> AppendResult:
-        """Append a decided command with its actor and digest; a reused id says nothing of the
-        command it was first used for (not even its stream).
-
-        :raises CommandIdReusedError: the id was recorded for another stream, actor or command.
-        """
-        try:
-            return await append_events(
-                self.store,
-                stream,
-                events,
-                expected_version=expected_version,
-                command_id=command_id,
-                actor=actor,
-                digest=digest,
-            )
-        except CommandReusedError:
-            raise CommandIdReusedError(command_id) from None
+        return await append_decided(
+            self.store, stream, events, expected_version, command_id, actor, digest
+        )
 
     async def execute(
         self,
@@ -644,7 +667,7 @@ class TableService:
                     continue
                 self._observer.append_done(time.perf_counter() - appended)
                 if result.duplicate:
-                    return _outcome(command_id, result)  # the store read back the first outcome
+                    return outcome_of(command_id, result)  # the store read back the first outcome
                 self._remember(table_id, after)
                 if self.on_bot_state is not None:
                     self.on_bot_state(table_id, after)
@@ -653,7 +676,7 @@ class TableService:
                     e.tag(command),  # type: ignore[arg-type]
                     extra={"table_id": table_id, "command_id": str(command_id), "actor": actor},
                 )
-                return _outcome(command_id, result)
+                return outcome_of(command_id, result)
             raise ConcurrencyError(stream, None, -1)
 
     def _check(
@@ -700,4 +723,4 @@ class TableService:
         if not isinstance(posted, e.ChatPosted):  # the audit's check of a chat stream
             raise DecisionRejectedError(table_id, 0, e.tag(posted), "not a chat message")
         result = await self._append(stream, [posted], None, command_id, actor, digest)
-        return _outcome(command_id, result)
+        return outcome_of(command_id, result)

@@ -27,20 +27,18 @@ import msgspec
 from engine.errors import TournamentError
 from events.domain import commands as c
 from events.domain import types as e
-from events.domain.table import CommandIdReusedError
 from events.domain.tournament import (
     TournamentNotFoundError,
     TournamentState,
     decide,
     fold,
 )
-from events.service import Outcome, _IdleLocks
-from events.store.errors import CommandReusedError, ConcurrencyError
+from events.service import Outcome, _IdleLocks, append_decided, outcome_of, prior_outcome
+from events.store.errors import ConcurrencyError
 from events.store.event_store import AppendResult, EventStore
 from events.store.lru import Lru
 from events.store.streams import (
     TOURNAMENT_PREFIX,
-    append_events,
     decode_recorded,
     tournament_stream,
     tournament_versions,
@@ -65,17 +63,6 @@ def tournament_digest(tournament_id: str, command: c.TournamentCommand) -> bytes
     return hashlib.sha256(
         DIGEST_LABEL + struct.pack(">i", len(tid)) + tid + _json.encode(command)
     ).digest()
-
-
-def _outcome(command_id: uuid.UUID, result: AppendResult) -> Outcome:
-    return Outcome(
-        str(command_id),
-        result.stream_id,
-        result.first_version,
-        result.last_version,
-        result.duplicate,
-        result.events,
-    )
 
 
 class TournamentService:
@@ -191,7 +178,7 @@ class TournamentService:
                     state = None
                     continue
                 if result.duplicate:
-                    return _outcome(command_id, result)
+                    return outcome_of(command_id, result)
                 self._states.put(tournament_id, after)
                 log.info(
                     "tournament command %s",
@@ -200,19 +187,13 @@ class TournamentService:
                 )
                 if self.on_state is not None:
                     self.on_state(after)
-                return _outcome(command_id, result)
+                return outcome_of(command_id, result)
             raise ConcurrencyError(stream, None, -1)
 
     async def _prior(
         self, command_id: uuid.UUID, stream: str, actor: str, digest: bytes
     ) -> Outcome | None:
-        try:
-            result = await self.store.command_outcome(
-                command_id, stream, actor=actor, digest=digest
-            )
-        except CommandReusedError:
-            raise CommandIdReusedError(command_id) from None
-        return None if result is None else _outcome(command_id, result)
+        return await prior_outcome(self.store, command_id, stream, actor, digest)
 
     async def _append(
         self,
@@ -223,15 +204,6 @@ class TournamentService:
         actor: str,
         digest: bytes,
     ) -> AppendResult:
-        try:
-            return await append_events(
-                self.store,
-                stream,
-                events,
-                expected_version=expected_version,
-                command_id=command_id,
-                actor=actor,
-                digest=digest,
-            )
-        except CommandReusedError:
-            raise CommandIdReusedError(command_id) from None
+        return await append_decided(
+            self.store, stream, events, expected_version, command_id, actor, digest
+        )
