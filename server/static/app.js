@@ -1,6 +1,7 @@
 // The page: routes by location.hash (#/lobby, #/table/<id>, #/replay/<id>[/<version>],
-// #/player/<name>, #/leaderboards, #/invite/<code>, #/night/<tables>[/<since>[/<until>]]), the
-// header's account area, and the page-wide error and connection notices.
+// #/player/<name>, #/leaderboards, #/invite/<code>, #/night/<tables>[/<since>[/<until>]],
+// #/tournaments, #/tournament/<id>), the header's account area, and the page-wide error and
+// connection notices.
 
 import { onSession, session } from "./lib/api.js";
 import { authPanel, whoAmI } from "./pages/auth.js";
@@ -10,6 +11,7 @@ import { nightPage } from "./pages/night.js";
 import { replayPage } from "./pages/replay.js";
 import { invitePage, leaderboardsPage, profilePage } from "./pages/social.js";
 import { tablePage } from "./table/table.js";
+import { tournamentPage, tournamentsPage } from "./pages/tournaments.js";
 
 const main = document.getElementById("main");
 const who = document.getElementById("who");
@@ -87,6 +89,10 @@ function route() {
     cleanup = leaderboardsPage(main, ctx);
   } else if (page === "night") {
     cleanup = nightPage(main, id, { ...ctx, since: extra, until: parts[3] });
+  } else if (page === "tournaments") {
+    cleanup = tournamentsPage(main, ctx);
+  } else if (page === "tournament" && id) {
+    cleanup = tournamentPage(main, id, ctx);
   } else if (page === "invite" && id) {
     cleanup = invitePage(main, id, ctx);
     if (!session()) main.append(authPanel(again, showError));

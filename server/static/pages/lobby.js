@@ -197,6 +197,7 @@ export function lobbyPage(main, { showError, go }) {
         h("label", { for: "lobby-kind" }, "Show"),
         filter,
         h("button", { type: "button", class: "secondary", "data-testid": "lobby-refresh", onclick: refresh }, "Refresh"),
+        h("a", { href: "#/tournaments", "data-testid": "tournaments-link" }, "Tournaments"),
       ),
       h("div", { class: "scroll" }, table),
       status,
