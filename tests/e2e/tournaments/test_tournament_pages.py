@@ -312,3 +312,48 @@ def test_the_tournament_pages_fit_and_name_every_control(
     expect(guest.test_id("tournaments-register")).to_contain_text("Register")
     expect(guest.test_id("tournament-row")).to_have_count(2)
     assert sideways_overflow(guest) == [], f"the list, for a guest, at {size}"
+
+
+def test_a_private_tournament_is_seen_by_those_it_invites(
+    live_server: LiveServer, new_page: Callable[..., Page]
+) -> None:
+    server, api = live_server, live_server.api
+    ann = enter_registered(new_page(base_url=server.url), server)
+    bob = enter_registered(new_page(base_url=server.url), server)
+    cat = enter_registered(new_page(base_url=server.url), server)
+    ann.page.goto("/#/tournaments")
+    ann.test_id("tournament-name").fill("Members only")
+    ann.test_id("tournament-format").select_option("round_robin")
+    ann.test_id("tournament-private").check()
+    ann.test_id("tournament-invited").fill(f"{bob.name}, {bob.name}")
+    ann.test_id("tournament-clock").select_option("custom")
+    ann.test_id("tournament-delay").fill("5")
+    ann.test_id("tournament-reserve").fill("90")
+    ann.click("tournament-submit")
+    expect(ann.page).to_have_url(re.compile(r"#/tournament/"))
+    tid = tournament_id_of(ann.page)
+    expect(ann.test_id("tournament-settings")).to_have_text(
+        "Round robin, 3-point matches, not rated, private, clock 5 s a move + 90 s,"
+        " a no-show after 600 s"
+    )
+    options = server.run(view(api, tid, ann.user))["options"]
+    assert (options["private"], options["invited"]) == (True, [bob.account_id])
+
+    # Bob, invited, finds it in his list and enters; Cat is told there is no such tournament.
+    bob.page.goto("/#/tournaments")
+    row = bob.page.locator(f"[data-testid='tournament-row'][data-tournament-id='{tid}']")
+    expect(row).to_contain_text("Members onlyRound robinEntering")
+    row.get_by_test_id("tournament-open").click()
+    bob.click("tournament-enter")
+    expect(bob.test_id("tournament-entrant")).to_have_count(1)
+    expect(bob.test_id("tournament-withdraw")).to_be_visible()
+    cat.page.goto("/#/tournaments")
+    expect(cat.test_id("tournaments-status")).to_have_text("0 tournaments.")
+    cat.page.goto(f"/#/tournament/{tid}")
+    expect(cat.test_id("tournament-error")).to_be_visible()
+    expect(cat.test_id("tournament-enter")).to_have_count(0)
+
+    # Bob withdraws again on the page.
+    bob.click("tournament-withdraw")
+    expect(bob.test_id("tournament-entrant")).to_have_text(re.compile(r"withdrawn$"))
+    expect(bob.test_id("tournament-withdraw")).to_have_count(0)
