@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -21,11 +22,13 @@ from aiohttp.test_utils import TestClient
 
 from events.domain import types as e
 from events.domain.dice import encode_seed_key
+from events.records.simulate import simulate_table
 from events.store.event_store import EventStore
+from events.store.streams import new_event, table_stream
 from server.cli.main import main
 from server.config import Rate
 from server.http.social import READ_MODELS
-from server.keys import ACCOUNTS_POOL, LOBBY
+from server.keys import ACCOUNTS_POOL, LOBBY, TABLES
 from server.live.bots import BOTS
 from server.readmodels.accounts import bots_at_unfinished_tables
 from server.readmodels.ratings import RatingsProjector
@@ -313,6 +316,44 @@ async def test_a_socket_opened_before_the_mark_joins_as_a_bot(api: Api, client: 
     finally:
         await sock.close()
     assert players(await api.state(table)) == {robo.account_id: True}
+
+
+async def test_joins_recorded_before_the_field_read_as_before(make_api: MakeApi) -> None:
+    """A table recorded before joins said who sat as a bot: its stored bytes have no ``bot``
+    (kept so, the chain over them untouched), they decode with ``bot: false``, the audit
+    re-derives them, and the server's bot among them is still told by its id."""
+    api = await make_api(**FAIR)
+    assert api.app is not None
+    store = api.app[TABLES].store
+    table = str(uuid.uuid4())
+    sim = simulate_table(table, players=("u_ann", "b_old"), games=1, rng=random.Random(5))
+    version = 0
+    for step in sim.steps:
+        appended = []
+        for ev in step.events:
+            new = new_event(ev)
+            if isinstance(ev, e.PlayerJoined):
+                raw = msgspec.json.decode(new.data)
+                assert raw.pop("bot") is False
+                new = msgspec.structs.replace(new, data=msgspec.json.encode(raw))
+            appended.append(new)
+        result = await store.append(
+            table_stream(table),
+            appended,
+            expected_version=version,
+            command_id=uuid.uuid4(),
+            actor=step.actor,
+        )
+        version = result.last_version
+    stored = [r for r in await store.read_stream(table_stream(table)) if r.type == "player_joined"]
+    assert len(stored) == 2 and all(b'"bot"' not in r.data for r in stored)
+    assert [(j.player, j.bot) for j in await joined(api, table)] == [
+        ("u_ann", False),
+        ("b_old", False),
+    ]
+    assert players(await api.state(table)) == {"u_ann": False, "b_old": True}
+    assert (await lobby_row(api, table))["bots"] == ["b_old"]
+    await audit_ok(api, table)
 
 
 async def test_the_server_never_plays_a_bot_account_nor_after_a_restart(
