@@ -5,10 +5,11 @@
 
 - :class:`BasicEngine`: the ``basic`` bot's judgement (:mod:`engine.bots.basic`) in the runner's
   own process.
-- :class:`GnubgModuleEngine`: GNU Backgammon's Python module (``gnubg``, when importable) for
-  checker plays, ``findbestmove`` at 0-ply; **Choice:** its cube, take and resignation answers are
-  the ``basic`` bot's, since the module evaluates cubeless only (its ``hint`` refuses cube
-  actions). For GNU Backgammon's own cube judgement, run its program as an outside engine
+- :class:`GnubgModuleEngine`: GNU Backgammon's Python module (``gnubg``, when importable), judged
+  as the in-server bots of that strength judge (:class:`events.gnubg.bot.GnubgBrain`, the bridge
+  to the module, which knows only the engine): ``findbestmove`` at 0-ply for plays, its cubeless
+  chances through Janowski's take point for money cubes and GNU Backgammon's match equity table
+  in a match. For GNU Backgammon's own cubeful judgement, run its program as an outside engine
   (``--engine scripts/gnubg-engine``).
 - :class:`CommandEngine`: any program, spoken to over its stdin and stdout: a handshake, then
   one line per question and one line back, each within a time limit.
@@ -18,17 +19,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import os
 import shlex
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
 from engine.bots import basic
 from engine.matchid import CENTRED, MatchState
-from engine.moves import is_legal, legal_plays
+from engine.moves import legal_plays
 from engine.notation import format_play
 from engine.position import Position
+from events.gnubg.bot import GnubgBrain
+from events.gnubg.bot import available as gnubg_available
 from outside.decide import UNKNOWN_MATCH, EngineFailure, Question
 
 __all__ = [
@@ -135,36 +138,70 @@ class BasicEngine:
         return format_play(position, basic.choose_play(plays).moves)
 
 
-class GnubgModuleEngine(BasicEngine):
-    """GNU Backgammon's Python module for checker plays; the ``basic`` cube (see the module's
-    docstring for why)."""
+@dataclass(frozen=True, slots=True)
+class _Cube:
+    """The cube and the score as :class:`~events.gnubg.bot.GnubgBrain` is asked of them (the
+    fields of the in-server bots' ``CubeContext``), for one player of a Match ID."""
+
+    value: int
+    owner: int | None
+    """0: this player owns the cube; 1: the other; None: centred."""
+    match_length: int
+    score: tuple[int, int]
+    """(this player's, the other's)."""
+    crawford: bool
+
+
+def _cube_of(m: MatchState, player: int) -> _Cube:
+    owner = None if m.owner == CENTRED else (0 if m.owner == player else 1)
+    return _Cube(m.cube, owner, m.match_length, (m.score[player], m.score[1 - player]), m.crawford)
+
+
+class GnubgModuleEngine:
+    """GNU Backgammon's Python module, as the in-server ``gnubg`` bots judge (the module's
+    docstring)."""
 
     name = "gnubg"
 
     def __init__(self) -> None:
-        self.gnubg: Any = None
+        self.brain: GnubgBrain | None = None
 
     async def start(self) -> None:
-        try:
-            self.gnubg = importlib.import_module("gnubg")
-        except ImportError as exc:
+        if not gnubg_available():
             raise EngineFailure(
                 "GNU Backgammon's Python module is not installed (pip install"
                 " 'chouette[gnubg]'); or run its program: --engine scripts/gnubg-engine"
-            ) from exc
+            )
+        self.brain = GnubgBrain(ply=0)
 
-    def play(self, position: Position, dice: tuple[int, int]) -> str:
-        g = self.gnubg
-        board = (position.opp[1:26], position.me[1:26])
-        cube = g.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
-        best = g.findbestmove(board, cube, g.evalcontext(0, 0, 1, 0, 0), dice)
-        flat = [int(x) for x in best]
-        if len(flat) % 2:
-            flat.append(0)  # a tuple that stops at a bear-off's source point: off
-        moves = [(a, b) for a, b in zip(flat[::2], flat[1::2], strict=True) if a > 0 and b >= 0]
-        if moves and is_legal(position, dice, moves):
-            return format_play(position, moves)
-        return super().play(position, dice)
+    async def fail(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def answer(self, question: Question) -> str:
+        return self.decide(question)
+
+    def decide(self, q: Question) -> str:
+        brain = self.brain
+        assert brain is not None, "start() first"
+        position = Position.from_id(q.position_id)
+        m = _match(q.match_id)
+        if q.kind == "move":
+            assert q.dice is not None
+            chosen = brain.play(position, q.dice, legal_plays(position, q.dice).plays)
+            return format_play(position, chosen.moves)
+        if q.kind == "cube":
+            return "double" if brain.double(position, _cube_of(m, m.move)) else "roll"
+        if q.kind == "take":
+            # The position and the cube are the doubler's (on roll), as the brain asks.
+            return "take" if brain.take(position, _cube_of(m, m.move)) else "drop"
+        # A resignation: the Match ID's ``turn`` is the answerer; the brain is given the
+        # offerer's position and cube.
+        offerer = 1 - m.turn
+        seen = position if m.move == offerer else position.swap()
+        return "accept" if brain.accept(seen, q.level, _cube_of(m, offerer)) else "decline"
 
 
 class CommandEngine:

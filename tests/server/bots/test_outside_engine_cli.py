@@ -3,8 +3,10 @@ the outside bot's pure parts: its reading of table views and its check of engine
 
 from __future__ import annotations
 
+import asyncio
 import doctest
 import os
+import random
 import subprocess
 import sys
 import uuid
@@ -13,7 +15,12 @@ from pathlib import Path
 import pytest
 
 import outside
+from engine.matchid import CENTRED, MatchState
+from engine.moves import legal_plays
+from engine.notation import format_play
 from engine.position import Position
+from events.domain.bots import CubeContext
+from events.gnubg.bot import GnubgBrain
 from outside import decide, engines
 from outside.decide import Ask, EngineFailure, Question, Send, answer_of, next_step
 from outside.engines import BasicEngine
@@ -236,3 +243,55 @@ def test_the_gnubg_adapter_speaks_the_line_protocol() -> None:
         [sys.executable, str(ADAPTER)], input="hello\n", capture_output=True, text=True, timeout=60
     )
     assert refused.returncode == 2 and refused.stdout.startswith("error")
+
+
+def _context(m: MatchState, player: int) -> CubeContext:
+    """The decider's CubeContext for ``player`` of a Match ID (events/domain/bots.py)."""
+    return CubeContext(
+        value=m.cube,
+        owner=None if m.owner == CENTRED else (0 if m.owner == player else 1),
+        match_length=m.match_length,
+        score=(m.score[player], m.score[1 - player]),
+        crawford=m.crawford,
+    )
+
+
+def test_the_gnubg_engine_judges_as_the_in_server_gnubg_bots() -> None:
+    """``--engine gnubg`` answers every question as the server's own ``gnubg`` bot would at
+    the same position, cube and score (events.gnubg.bot.GnubgBrain with the decider's
+    CubeContext): plays, money and match cubes, takes and resignations."""
+    engine = engines.GnubgModuleEngine()
+    asyncio.run(engine.start())
+    brain = GnubgBrain(ply=0)
+    rng = random.Random(7)
+    won = Position.from_points({1: 8, 2: 7}, {19: 5, 13: 5, 12: 5})
+    close = Position.from_points({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 4, 24: 2, 20: 1})
+    scores = [
+        MatchState(),  # money, centred
+        MatchState(cube=2, owner=0),  # money, the player on roll owns a 2
+        MatchState(match_length=5, score=(2, 3)),
+        MatchState(match_length=5, score=(3, 4), crawford=True),
+        MatchState(match_length=5, score=(1, 4)),  # after the Crawford game: trailer on roll
+        MatchState(match_length=7, score=(4, 1), cube=2, owner=1, move=1, turn=1),
+    ]
+    answers: set[str] = set()
+    for position in (won, close, won.swap(), close.swap()):
+        pid = position.position_id()
+        for m in scores:
+            context = _context(m, m.move)
+            cube = engine.decide(Question("cube", pid, m.match_id()))
+            assert cube == ("double" if brain.double(position, context) else "roll")
+            take = engine.decide(Question("take", pid, m.match_id()))
+            assert take == ("take" if brain.take(position, context) else "drop")
+            # Offered by the player on roll; the Match ID's turn is the answerer.
+            offer = m._replace(turn=1 - m.move)
+            said = engine.decide(Question("resign", pid, offer.match_id(), level=1))
+            assert said == ("accept" if brain.accept(position, 1, context) else "decline")
+            dice = (rng.randint(1, 6), rng.randint(1, 6))
+            plays = legal_plays(position, dice).plays
+            if plays:
+                expected = format_play(position, brain.play(position, dice, plays).moves)
+                assert engine.decide(Question("move", pid, m.match_id(), dice)) == expected
+            answers |= {cube, take, said}
+    # Not one answer everywhere: the questions tell the positions and scores apart.
+    assert {"double", "roll", "take", "drop"} <= answers
