@@ -12,6 +12,7 @@ import {
   namesOf,
   roundTitle,
   standingColumns,
+  streamPath,
   usernames,
 } from "../../server/static/lib/tournament.js";
 
@@ -177,5 +178,12 @@ describe("the create form's body", () => {
   it("reads the usernames typed, each once", () => {
     assert.deepEqual(usernames(" ann, bob  cat,,ann "), ["ann", "bob", "cat"]);
     assert.deepEqual(usernames(""), []);
+  });
+});
+
+describe("the live stream", () => {
+  it("resumes after the version drawn, with a ticket when signed in", () => {
+    assert.equal(streamPath("a b", 7), "/tournaments/a%20b/events?after=7");
+    assert.equal(streamPath("t", 0, "x-y"), "/tournaments/t/events?after=0&ticket=x-y");
   });
 });

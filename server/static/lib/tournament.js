@@ -166,3 +166,11 @@ export function usernames(text) {
   }
   return seen;
 }
+
+/** The tournament's live stream (Server-Sent Events), resumed after `after`; `ticket` the
+ * one-use ticket of a signed-in tab (POST /tickets: a token never travels in a URL). */
+export function streamPath(id, after, ticket = null) {
+  const q = new URLSearchParams({ after: String(after) });
+  if (ticket) q.set("ticket", ticket);
+  return `/tournaments/${encodeURIComponent(id)}/events?${q}`;
+}

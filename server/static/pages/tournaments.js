@@ -3,8 +3,9 @@
 // (GET /tournaments/{id}): its settings and entrants, Enter / Withdraw / Start as the API allows,
 // the bracket drawn for a knockout, the standings for a Swiss or a round robin, every round's
 // boards with links into their live tables, the winner, and the director's adjustment of a
-// result. The page asks again every few seconds while the tournament is not over (there is no
-// tournament stream to follow yet: docs/tournaments.md) and redraws only when its version moved.
+// result. While the tournament is not over the page follows its live stream where the server
+// has one (GET /tournaments/{id}/events: each event wakes it), else asks again every few
+// seconds; it redraws only when the tournament's version moved.
 
 import { request, session, uuid4 } from "../lib/api.js";
 import { h, replace } from "../lib/dom.js";
@@ -18,12 +19,15 @@ import {
   howText,
   namesOf,
   standingColumns,
+  streamPath,
   usernames,
 } from "../lib/tournament.js";
 import { playerLink } from "./social.js";
 
 const enc = encodeURIComponent;
 const REFRESH_MS = 3000;
+const SLOW_MS = 20000; // the poll while the live stream is open: a net, in case it stalls
+const STREAM_TRIES = 3; // failures in a row (none opened) before the page polls alone
 
 /** #/tournaments: the list, and the create form for a registered player. */
 export function tournamentsPage(main, { showError, go }) {
@@ -231,7 +235,7 @@ export function tournamentPage(main, id, { showError }) {
   const drawn = h("div", { "data-testid": "tournament-drawn" });
   const rounds = h("div", { "data-testid": "tournament-rounds" });
   const adjust = adjustForm(id, (view) => draw(view, true), showError);
-  const status = h("p", { class: "muted", role: "status", "aria-live": "polite", "data-testid": "tournament-status" });
+  const status = h("p", { class: "muted", role: "status", "aria-live": "polite", "data-testid": "tournament-status", "data-following": "poll" });
 
   const act = async (method, path, label) => {
     try {
@@ -294,6 +298,59 @@ export function tournamentPage(main, id, { showError }) {
     document.title = `${view.name || "Tournament"} \u2014 Chouette`;
   }
 
+  // The tournament's live stream (GET /tournaments/{id}/events), where the server has one: each
+  // event wakes the page, which asks for the tournament again (the view, not the events, is what
+  // it draws), and the poll slows to a safety net. A stream that cannot be opened (an older
+  // server: a 404) leaves the page polling; one that drops is opened again with a fresh ticket
+  // (a ticket is good once, so the browser's own reconnection cannot be left to it).
+  let source = null;
+  let live = false;
+  let failures = 0;
+  let wake = null;
+  let retry = null;
+  const close = () => {
+    if (source) source.close();
+    source = null;
+    live = false;
+  };
+  const follow = async () => {
+    if (stopped || source || !last || last.status === "finished" || failures >= STREAM_TRIES) return;
+    let ticket = null;
+    if (session()) {
+      try {
+        ticket = (await request("POST", "/tickets")).ticket;
+      } catch {
+        failures += 1;
+        return;
+      }
+    }
+    if (stopped || source) return;
+    const es = new EventSource(streamPath(id, last.version, ticket));
+    source = es;
+    const woken = () => {
+      clearTimeout(wake);
+      wake = setTimeout(refresh, 100);
+    };
+    es.onopen = () => {
+      live = true;
+      failures = 0;
+      status.dataset.following = "stream";
+    };
+    es.onmessage = woken;
+    es.addEventListener("resync", () => {
+      close();
+      woken();
+    });
+    es.onerror = () => {
+      if (source !== es) return;
+      close();
+      failures += 1;
+      status.dataset.following = "poll";
+      clearTimeout(retry);
+      retry = setTimeout(follow, 1000 * failures);
+    };
+  };
+
   const refresh = async () => {
     clearTimeout(timer);
     try {
@@ -309,7 +366,13 @@ export function tournamentPage(main, id, { showError }) {
       }
       status.textContent = `The tournament could not be loaded: ${err.message}`;
     }
-    if (!stopped && last?.status !== "finished") timer = setTimeout(refresh, REFRESH_MS);
+    if (stopped) return;
+    if (last?.status === "finished") {
+      close();
+      return;
+    }
+    follow();
+    timer = setTimeout(refresh, live ? SLOW_MS : REFRESH_MS);
   };
 
   replace(
@@ -335,6 +398,9 @@ export function tournamentPage(main, id, { showError }) {
   return () => {
     stopped = true;
     clearTimeout(timer);
+    clearTimeout(wake);
+    clearTimeout(retry);
+    close();
   };
 }
 

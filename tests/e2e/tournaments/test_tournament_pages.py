@@ -96,6 +96,11 @@ def test_a_knockout_of_four_drawn_from_the_start_to_its_champion(
     ann.click("tournament-start")
     expect(ann.test_id("tournament-state")).to_have_text("Playing")
     expect(ann.test_id("tournament-start")).to_have_count(0)
+    # The page follows the tournament's live stream where the server has one, else it polls.
+    assert api.app is not None
+    routes = {r.resource.canonical for r in api.app.router.routes() if r.resource is not None}
+    following = "stream" if "/tournaments/{tournament_id}/events" in routes else "poll"
+    expect(ann.test_id("tournament-status")).to_have_attribute("data-following", following)
     v = server.run(until(api, tid, lambda v: len(v["rounds"]) == 1))
     first = v["rounds"][0]["boards"]
     for n, board in enumerate(first, 1):
