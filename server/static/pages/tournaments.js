@@ -273,6 +273,7 @@ export function tournamentPage(main, id, { showError }) {
       actions,
       can.enter ? h("button", { type: "button", "data-testid": "tournament-enter", onclick: () => act("POST", `/tournaments/${enc(id)}/entries`, "Entering") }, "Enter") : null,
       can.guestBarred ? h("span", { class: "muted" }, "A rated tournament: register to enter.") : null,
+      !me && view.status === "entering" ? h("a", { href: "#/lobby", "data-testid": "tournament-get-in" }, "Get in to enter") : null,
       can.withdraw ? h("button", { type: "button", class: "secondary", "data-testid": "tournament-withdraw", onclick: () => act("DELETE", `/tournaments/${enc(id)}/entries/me`, "Withdrawing") }, "Withdraw") : null,
       can.start ? h("button", { type: "button", class: "primary", "data-testid": "tournament-start", onclick: () => act("POST", `/tournaments/${enc(id)}/start`, "Starting") }, "Start the tournament") : null,
     );
@@ -607,7 +608,9 @@ function adjustForm(id, drawn, showError) {
       nameOf = names;
       root.hidden = !may;
       if (!may) return;
-      fill(round, v.rounds.map((r) => [String(r.round), `Round ${r.round}`]));
+      // A knockout's result stands once the next round is paired from it: only the last round.
+      const open = v.options.format === "knockout" ? v.rounds.slice(-1) : v.rounds;
+      fill(round, open.map((r) => [String(r.round), `Round ${r.round}`]));
       boards();
     },
   };

@@ -126,6 +126,8 @@ def test_a_knockout_of_four_drawn_from_the_start_to_its_champion(
         "href", f"#/table/{final['table_id']}"
     )
     expect(ann.test_id("tournament-winner")).to_be_hidden()
+    # The director may adjust only the round the next is not yet paired from: the final.
+    expect(ann.test_id("adjust-round").locator("option")).to_have_text(["Round 2"])
     expect(ann.test_id("round").nth(0).get_by_test_id("board-result")).to_have_text(
         [re.compile(r"won \(a forfeit at the table\)$")] * 2
     )
@@ -313,9 +315,20 @@ def test_the_tournament_pages_fit_and_name_every_control(
     expect(guest.test_id("tournament-enter")).to_have_count(0)  # (entries closed)
     expect_all_named(guest.page, at_least=10)
     assert sideways_overflow(guest) == [], f"a Swiss's standings at {size}"
+    # A rated one still entering: a guest is told to register; a stranger to get in first.
+    rated = server.run(create(api, ann.user, format="knockout", rated=True))
+    guest.page.goto(f"/#/tournament/{rated}")
+    expect(guest.test_id("tournament-actions")).to_have_text(
+        "A rated tournament: register to enter."
+    )
+    stranger = Player(new_page(base_url=server.url, **page_options(size)), "a stranger", "", "")
+    stranger.page.goto(f"/#/tournament/{rated}")
+    expect(stranger.test_id("tournament-get-in")).to_have_attribute("href", "#/lobby")
+    expect_all_named(stranger.page, at_least=3)
+    assert sideways_overflow(stranger) == [], f"a tournament signed out, at {size}"
     guest.page.goto("/#/tournaments")
     expect(guest.test_id("tournaments-register")).to_contain_text("Register")
-    expect(guest.test_id("tournament-row")).to_have_count(2)
+    expect(guest.test_id("tournament-row")).to_have_count(3)
     assert sideways_overflow(guest) == [], f"the list, for a guest, at {size}"
 
 
