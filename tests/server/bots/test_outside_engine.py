@@ -89,6 +89,15 @@ async def bot_run(
     bot = BotProcess(proc, log)
     try:
         yield bot
+    except BaseException:
+        # What the bot said, shown with the failure (pytest prints a failed test's stderr).
+        print(
+            f"--- {log.name}, its last lines:",
+            *bot.log.splitlines()[-40:],
+            sep="\n",
+            file=sys.stderr,
+        )
+        raise
     finally:
         if proc.returncode is None:
             proc.terminate()
