@@ -551,12 +551,15 @@ function adjustForm(id, drawn, showError) {
     fill(board, (r?.boards || []).filter((b) => b.decided && b.b).map((b) => [String(b.board), `Board ${b.board}: ${nameOf(b.a)} v ${nameOf(b.b)}`]));
     winners();
   };
+  const none = h("p", { class: "muted", "data-testid": "adjust-none" }, "No result of this round is decided yet.");
   const winners = () => {
     const r = view?.rounds.find((x) => String(x.round) === round.value);
     const b = r?.boards.find((x) => String(x.board) === board.value);
     const options = b ? [[b.a, nameOf(b.a)], [b.b, nameOf(b.b)]] : [];
     if (b && view.options.format !== "knockout") options.push(["", "Nobody (both forfeit)"]);
     fill(winner, options);
+    none.hidden = Boolean(b);
+    root.querySelector("button[type=submit]").disabled = !b;
   };
   round.addEventListener("change", boards);
   board.addEventListener("change", winners);
@@ -585,7 +588,7 @@ function adjustForm(id, drawn, showError) {
         } catch (err) {
           showError(`The result was not changed: ${err.message}`);
         } finally {
-          button.disabled = false;
+          button.disabled = !board.value;
         }
       },
     },
@@ -599,6 +602,7 @@ function adjustForm(id, drawn, showError) {
       field("adjust-winner", "Winner", winner),
       field("adjust-reason", "Reason", reason),
     ),
+    none,
     h("button", { type: "submit", "data-testid": "adjust-submit" }, "Change the result"),
   );
   return {

@@ -375,3 +375,58 @@ def test_a_private_tournament_is_seen_by_those_it_invites(
     bob.click("tournament-withdraw")
     expect(bob.test_id("tournament-entrant")).to_have_text(re.compile(r"withdrawn$"))
     expect(bob.test_id("tournament-withdraw")).to_have_count(0)
+
+
+def test_byes_and_the_third_place_match_in_the_bracket(
+    live_server: LiveServer,
+    new_page: Callable[..., Page],
+    screenshot: Callable[[Page, str], Path],
+) -> None:
+    server, api = live_server, live_server.api
+    ann = enter_registered(new_page(base_url=server.url), server)
+    players = [server.run(api.register()) for _ in range(4)]
+    users = {u.account_id: u for u in players}
+
+    # Three players: a bracket of four, the top seed's bye decided at once, no table.
+    three = server.run(create(api, ann.user, format="knockout", match_length=1))
+    enter_all(server, three, players[:3])
+    start(server, three, ann.user)
+    ann.page.goto(f"/#/tournament/{three}")
+    bye = match_box(ann, 1, 1)
+    expect(bye).to_have_class(re.compile(r"\bbye\b"))
+    expect(bye).to_have_attribute("data-winner", players[0].account_id)
+    expect(bye.get_by_test_id("bracket-player").nth(1)).to_have_text("(bye)")
+    expect(bye.get_by_test_id("bracket-table")).to_have_count(0)
+    expect(match_box(ann, 2, 1).get_by_test_id("bracket-player").nth(0)).to_have_attribute(
+        "data-player", players[0].account_id
+    )
+    names = {e["player"]: e["name"] for e in server.run(view(api, three))["entrants"]}
+    expect(ann.test_id("round").nth(0).get_by_test_id("board-result").nth(0)).to_have_text(
+        f"{names[players[0].account_id]} has a bye"
+    )
+
+    # Four with a third place: once the semi-finals are played, the losers' match is drawn
+    # under the final, with its own table.
+    four = server.run(create(api, ann.user, format="knockout", match_length=1, third_place=True))
+    enter_all(server, four, players)
+    start(server, four, ann.user)
+    ann.page.goto(f"/#/tournament/{four}")
+    expect(ann.test_id("tournament-settings")).to_contain_text("a match for third place")
+    semis = server.run(until(api, four, lambda v: len(v["rounds"]) == 1))["rounds"][0]["boards"]
+    for b in semis:
+        server.run(forfeit(api, b["table_id"], users, loser=b["b"]))
+    last = server.run(until(api, four, lambda v: len(v["rounds"]) == 2))["rounds"][1]["boards"]
+    third = match_box(ann, 2, 2)
+    expect(third).to_have_attribute("aria-label", "Third place")
+    assert {last[1]["a"], last[1]["b"]} == {semis[0]["b"], semis[1]["b"]}
+    expect_players(third, [last[1]["a"], last[1]["b"]])  # (the higher seed first)
+    expect(third.get_by_test_id("bracket-table")).to_have_attribute(
+        "href", f"#/table/{last[1]['table_id']}"
+    )
+    final_box = match_box(ann, 2, 1).bounding_box()
+    third_box = third.bounding_box()
+    assert final_box and third_box and third_box["y"] > final_box["y"] + final_box["height"]
+    # Nothing of the final round decided yet: nothing to adjust.
+    expect(ann.test_id("adjust-none")).to_be_visible()
+    expect(ann.test_id("adjust-submit")).to_be_disabled()
+    screenshot(ann.page, "third-place")
