@@ -9,19 +9,7 @@
 
 import { request, session, uuid4 } from "../lib/api.js";
 import { h, replace } from "../lib/dom.js";
-import {
-  FORMAT_NAMES,
-  STATUS_NAMES,
-  allowed,
-  bracketLayout,
-  createBody,
-  describeTournament,
-  howText,
-  namesOf,
-  standingColumns,
-  streamPath,
-  usernames,
-} from "../lib/tournament.js";
+import { FORMAT_NAMES, STATUS_NAMES, allowed, bracketLayout, createBody, describeTournament, howText, namesOf, standingColumns, streamPath, usernames } from "../lib/tournament.js";
 import { playerLink } from "./social.js";
 
 const enc = encodeURIComponent;
