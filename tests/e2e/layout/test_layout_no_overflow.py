@@ -1,6 +1,7 @@
 """No page runs past the window's width, on a phone (390 x 844) or a laptop (1280 x 800): the
 login and the lobby, a money table and a chouette in play, the replay of a finished game (its
-long hexadecimal seeds and commitments), a player's profile and the leaderboards (issue 29)."""
+long hexadecimal seeds and commitments), a player's profile, the leaderboards (issue 29) and the
+tournaments."""
 
 from __future__ import annotations
 
@@ -81,3 +82,7 @@ def test_no_page_overflows_sideways(
     ann.page.goto("/#/leaderboards")
     expect(ann.test_id("rating-note")).to_be_visible()
     fits(ann, "the leaderboards")
+    # (The tournaments' pages, the bracket and the standings: tests/e2e/tournaments.)
+    ann.page.goto("/#/tournaments")
+    expect(ann.test_id("tournaments-status")).to_contain_text("tournaments")
+    fits(ann, "the tournaments")

@@ -1,7 +1,8 @@
 """A whole turn played with the keyboard alone (Tab, the arrow keys, Enter: no mouse), and an
 accessibility check of every page: each button, input, select, link and focusable board place
 has an accessible name, as Chromium's accessibility tree computes it — on the lobby (signed out
-and in), a money table and a chouette (the box's choices, a member's answer) and the replay."""
+and in), the tournaments, a money table and a chouette (the box's choices, a member's answer)
+and the replay."""
 
 from __future__ import annotations
 
@@ -149,6 +150,11 @@ def test_every_control_of_every_page_has_an_accessible_name(
         ann.page.get_by_test_id("create-kind").select_option(kind)
         expect_all_named(ann.page, at_least=10)
     screenshot(ann.page, "lobby")
+    # The tournaments, as a guest sees them (the create form and each tournament's page:
+    # tests/e2e/tournaments).
+    ann.page.get_by_test_id("tournaments-link").click()
+    expect(ann.test_id("tournaments-status")).to_contain_text("tournaments")
+    expect_all_named(ann.page, at_least=5)
 
     # The box's page: its choice of cubes to double, and the resignation menu open.
     ann.open_table(table)
