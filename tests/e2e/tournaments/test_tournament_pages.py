@@ -275,6 +275,7 @@ def test_the_tournament_pages_fit_and_name_every_control(
     expect(ann.test_id("tournament-invited")).to_be_visible()
     expect_all_named(ann.page, at_least=16)
     fits("the tournaments and the create form")
+    screenshot(ann.page, f"create-form-{size}")
 
     # The server's refusals, readable: a round robin of more than 32, an unknown invitee.
     ann.test_id("tournament-max-field").fill("64")
