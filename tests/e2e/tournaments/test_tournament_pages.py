@@ -250,6 +250,18 @@ def test_a_swiss_standings_after_a_round_and_an_adjusted_result(
     expect(them.get_by_test_id("adjust-form")).to_be_hidden()
     expect(them.get_by_test_id("tournament-start")).to_have_count(0)
 
+    # Round 2 played: the tournament ends with the standings' leader as its winner.
+    for b in v["rounds"][1]["boards"]:
+        if b["b"] is not None:
+            server.run(forfeit(api, b["table_id"], users, loser=b["a"]))
+    expect(director.test_id("tournament-state")).to_have_text("Finished")
+    v = server.run(view(api, tid))
+    assert v["winner"] == v["standings"][0]["player"]
+    expect(director.test_id("tournament-winner")).to_have_text(f"Winner: {names[v['winner']]}")
+    expect(director.test_id("adjust-form")).to_be_hidden()  # (nothing after the end)
+    assert standings_rows(director) == api_standings(v)
+    assert [r[1] for r in standings_rows(director)] == ["1", "2", "3", "4", "5"]
+
 
 @pytest.mark.parametrize("size", ["phone", "laptop"])
 def test_the_tournament_pages_fit_and_name_every_control(
