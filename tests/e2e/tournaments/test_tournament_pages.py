@@ -443,3 +443,67 @@ def test_byes_and_the_third_place_match_in_the_bracket(
     expect(ann.test_id("adjust-none")).to_be_visible()
     expect(ann.test_id("adjust-submit")).to_be_disabled()
     screenshot(ann.page, "third-place")
+
+
+def test_without_a_stream_the_page_polls(
+    live_server: LiveServer, new_page: Callable[..., Page]
+) -> None:
+    """A server that answers no tournament stream (an older one: a 404, here the browser's own
+    answer to every attempt): the page gives the stream up and asks every few seconds, and
+    still shows the match decided and the winner."""
+    server, api = live_server, live_server.api
+    ann = enter_registered(new_page(base_url=server.url), server)
+    attempts: list[str] = []
+
+    def refuse(route: Any) -> None:
+        attempts.append(route.request.url)
+        route.fulfill(status=404, content_type="application/problem+json", body="{}")
+
+    ann.page.route(re.compile(r"/tournaments/[^/]+/events"), refuse)
+    players = [server.run(api.register()) for _ in range(2)]
+    users = {u.account_id: u for u in players}
+    tid = server.run(create(api, ann.user, format="knockout", match_length=1))
+    enter_all(server, tid, players)
+    start(server, tid, ann.user)
+    ann.page.goto(f"/#/tournament/{tid}")
+    expect(ann.test_id("tournament-state")).to_have_text("Playing")
+    final = server.run(until(api, tid, lambda v: len(v["rounds"]) == 1))["rounds"][0]["boards"][0]
+    server.run(forfeit(api, final["table_id"], users, loser=final["b"]))
+    expect(ann.test_id("tournament-state")).to_have_text("Finished")
+    expect(match_box(ann, 1, 1)).to_have_attribute("data-winner", final["a"])
+    expect(ann.test_id("tournament-status")).to_have_attribute("data-following", "poll")
+    assert 1 <= len(attempts) <= 3, attempts  # (given up after three)
+    assert all("ticket=" in url for url in attempts), attempts  # a signed-in tab's tickets
+
+
+def test_a_stream_that_fails_once_is_opened_again_with_a_fresh_ticket(
+    live_server: LiveServer, new_page: Callable[..., Page]
+) -> None:
+    server, api = live_server, live_server.api
+    assert api.app is not None
+    routes = {r.resource.canonical for r in api.app.router.routes() if r.resource is not None}
+    ann = enter_registered(new_page(base_url=server.url), server)
+    attempts: list[str] = []
+
+    def once(route: Any) -> None:
+        attempts.append(route.request.url)
+        if len(attempts) == 1:
+            route.abort()  # the network drops the first one
+        else:
+            route.continue_()
+
+    ann.page.route(re.compile(r"/tournaments/[^/]+/events"), once)
+    tid = server.run(create(api, ann.user, format="knockout", match_length=1))
+    ann.page.goto(f"/#/tournament/{tid}")
+    expect(ann.test_id("tournament-state")).to_have_text("Entering")
+    if "/tournaments/{tournament_id}/events" not in routes:
+        # A server without the stream (before it was built): the page polls; nothing to reopen.
+        expect(ann.test_id("tournament-status")).to_have_attribute("data-following", "poll")
+        return
+    expect(ann.test_id("tournament-status")).to_have_attribute("data-following", "stream")
+    tickets = [re.search(r"ticket=([^&]+)", url) for url in attempts]
+    assert len(attempts) == 2 and all(tickets), attempts
+    assert tickets[0] and tickets[1] and tickets[0][1] != tickets[1][1]
+    # An entry through the API reaches the page through the stream (the poll is 20 s now).
+    enter_all(server, tid, [server.run(api.register())])
+    expect(ann.test_id("tournament-entrant")).to_have_count(1, timeout=5000)
