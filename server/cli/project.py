@@ -20,6 +20,7 @@ from server.readmodels.lobby import LobbyProjector
 from server.readmodels.profiles import ProfilesProjector
 from server.readmodels.ratings import RatingsProjector
 from server.readmodels.rebuild import ReadModel, rebuild
+from server.readmodels.tournaments import TournamentsProjector
 
 __all__ = ["MODELS", "add_project_command", "run_project"]
 
@@ -27,6 +28,7 @@ MODELS: dict[str, Callable[..., ReadModel]] = {
     "lobby": LobbyProjector,
     "ratings": RatingsProjector,
     "profiles": ProfilesProjector,
+    "tournaments": TournamentsProjector,
 }
 """Every read model ``chouette project rebuild`` knows, by name."""
 

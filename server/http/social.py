@@ -32,6 +32,7 @@ from server.readmodels.ratings import (
     top_ratings,
 )
 from server.readmodels.rebuild import ReadModels
+from server.readmodels.tournaments import TournamentsProjector
 
 __all__ = ["READ_MODELS", "read_models"]
 
@@ -49,12 +50,17 @@ from ``until`` never leaves the calendar (``0001-01-01`` minus a day is an Overf
 
 
 async def read_models(app: web.Application) -> AsyncIterator[None]:
-    """Start the ratings and profiles projectors once the database is set up."""
+    """Start the ratings', profiles' and tournaments' list's projectors once the database is
+    set up."""
     on_skip = app[METRICS].event_skipped  # counted in /metrics, as the lobby's
     models = ReadModels(
         app[TABLES].store,
         app[LIVE_FEED],
-        [partial(RatingsProjector, on_skip=on_skip), partial(ProfilesProjector, on_skip=on_skip)],
+        [
+            partial(RatingsProjector, on_skip=on_skip),
+            partial(ProfilesProjector, on_skip=on_skip),
+            partial(TournamentsProjector, on_skip=on_skip),
+        ],
         linger=app[CONFIG].projection_linger,
     )
     await models.start()

@@ -1,11 +1,11 @@
 """The tournaments' HTTP handlers and their request and answer structs (docs/tournaments.md).
 
-Every answer is read from the tournament's stream folded (:class:`events.tournament_service.
-TournamentService` keeps the folds cached and catches them up with one read of what is new), not
-from a read model: a tournament's stream is short (its entries, its rounds, their results), and
-the list folds only the streams whose version moved since this process last folded them (one
-query for every tournament's version). A private tournament is, to anyone but its director, the
-accounts it invites and its entrants, exactly what an unknown tournament is: a 404.
+A tournament's own answers are read from its stream folded (:class:`events.tournament_service.
+TournamentService` keeps the folds cached and catches them up with one read of what is new): a
+tournament's stream is short (its entries, its rounds, their results). The list is a read model
+(:mod:`server.readmodels.tournaments`), caught up with the log before it is read. A private
+tournament is, to anyone but its director, the accounts it invites and its entrants, exactly what
+an unknown tournament is: a 404 (and it is not listed).
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from events.tournament_service import TournamentService
 from server.access import auth, ratelimit
 from server.http.common import current_account, decode_body, json_response
 from server.http.problems import forbidden
+from server.http.social import READ_MODELS
 from server.keys import ACCOUNTS_POOL, TABLES
 from server.readmodels.ratings import player_rating
-from server.readmodels.tournaments import display_names
+from server.readmodels.tournaments import caught_up, display_names, listed, status_of
 
 __all__ = [
     "TOURNAMENTS",
@@ -168,12 +169,6 @@ class TournamentList(msgspec.Struct, kw_only=True):
     tournaments: list[TournamentSummary]
 
 
-def _status(s: TournamentState) -> Literal["entering", "playing", "finished"]:
-    if s.finished:
-        return "finished"
-    return "playing" if s.t.has_started else "entering"
-
-
 def _how(s: TournamentState, number: int, board_no: int) -> str | None:
     board = s.t.rounds[number - 1].boards[board_no - 1]
     if not board.decided:
@@ -245,7 +240,7 @@ async def view(app: web.Application, s: TournamentState) -> TournamentView:
         name=s.name,
         director=s.created_by,
         options=s.options,
-        status=_status(s),
+        status=status_of(s),
         version=s.version,
         entrants=[
             EntrantView(
@@ -333,33 +328,25 @@ async def create(request: web.Request) -> web.Response:
 
 async def listing(request: web.Request) -> web.Response:
     """``GET /tournaments``: the public tournaments (and the private ones the caller may
-    see), newest first."""
+    see), newest first, from the list's read model caught up with the log."""
     account = await current_account(request, required=False)
-    who = account.account_id if account else None
-    service = request.app[TOURNAMENTS]
-    seen = []
-    for tid, version in (await service.versions()).items():
-        s = await service.state_at(tid, version)
-        if s.may_see(who):
-            seen.append(s)
-    out = []
-    for s in sorted(seen, key=lambda s: (-s.created_at, s.tournament_id)):
-        tid = s.tournament_id
-        assert s.options is not None
-        out.append(
-            TournamentSummary(
-                id=tid,
-                name=s.name,
-                director=s.created_by,
-                format=s.options.format,
-                status=_status(s),
-                entrants=len(s.t.field),
-                rounds=len(s.t.rounds),
-                rated=s.options.rated,
-                private=s.options.private,
-                winner=s.winner,
-            )
+    await caught_up(request.app[READ_MODELS])
+    rows = await listed(request.app[ACCOUNTS_POOL], account.account_id if account else None)
+    out = [
+        TournamentSummary(
+            id=r.tournament_id,
+            name=r.name,
+            director=r.director,
+            format=r.format,
+            status=r.status,
+            entrants=r.entrants,
+            rounds=r.rounds,
+            rated=r.rated,
+            private=r.private,
+            winner=r.winner,
         )
+        for r in rows
+    ]
     return json_response(TournamentList(tournaments=out))
 
 

@@ -111,7 +111,8 @@ async def account_row(pool: asyncpg.Pool, account_id: str) -> ExportedAccount | 
 async def pseudonymise(pool: asyncpg.Pool, account_id: str) -> None:
     """Replace an erased account's name wherever a read model keeps it, in one transaction:
     its username and display name (its password hashes cleared, ``erased_at`` set), its
-    display name in the lobby's tables, the names of the tables it created (lobby, profiles),
+    display name in the lobby's tables, the names of the tables it created (lobby, profiles)
+    and of the tournaments it directs,
     and the analyses of its tables (their documents name the players; computed again, they
     name the pseudonym). Notified on :data:`ACCOUNTS_CHANNEL`, so that every process forgets
     the account's sessions."""
@@ -156,5 +157,9 @@ async def pseudonymise(pool: asyncpg.Pool, account_id: str) -> None:
             )
             await conn.execute(
                 "DELETE FROM analyses WHERE table_id = ANY ($1::text[])", [*created, *played]
+            )
+            # The names of the tournaments it directs (the list's; their streams read as none).
+            await conn.execute(
+                "UPDATE tournament_list SET name = '' WHERE director = $1", account_id
             )
             await conn.execute("SELECT pg_notify($1, $2)", ACCOUNTS_CHANNEL, account_id)
