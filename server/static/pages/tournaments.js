@@ -226,16 +226,21 @@ export function tournamentPage(main, id, { showError }) {
   const status = h("p", { class: "muted", role: "status", "aria-live": "polite", "data-testid": "tournament-status", "data-following": "poll" });
 
   const act = async (method, path, label) => {
+    // One request at a time: a second click would only be refused (entered twice, say).
+    for (const b of actions.querySelectorAll("button")) b.disabled = true;
     try {
       draw(await request(method, path, method === "DELETE" ? undefined : { command_id: uuid4() }), true);
     } catch (err) {
       showError(`${label}: ${err.message}`);
+      for (const b of actions.querySelectorAll("button")) b.disabled = false;
     }
   };
 
+  /** Draw the tournament: only a version newer than the one shown (an answer to a poll sent
+   * before an action's may arrive after it), or the same one again when `force`d. */
   function draw(view, force = false) {
+    if (view.version < shown || (!force && view.version === shown)) return;
     last = view;
-    if (!force && view.version === shown) return;
     shown = view.version;
     const nameOf = namesOf(view);
     const o = view.options;
