@@ -8,6 +8,7 @@ import {
   allowed,
   bracketLayout,
   createBody,
+  describeTournament,
   howText,
   namesOf,
   roundTitle,
@@ -185,5 +186,16 @@ describe("the live stream", () => {
   it("resumes after the version drawn, with a ticket when signed in", () => {
     assert.equal(streamPath("a b", 7), "/tournaments/a%20b/events?after=7");
     assert.equal(streamPath("t", 0, "x-y"), "/tournaments/t/events?after=0&ticket=x-y");
+  });
+});
+
+describe("the settings in words", () => {
+  it("names what differs by format, and the clock", () => {
+    const base = { format: "swiss", rounds: 1, match_length: 5, third_place: false, rated: true, private: false, max_field: null, clock: "off", show_seconds: 60 };
+    assert.equal(describeTournament(base), "Swiss, 1 round, 5-point matches, rated, no clock, a no-show after 60 s");
+    assert.equal(
+      describeTournament({ ...base, format: "knockout", rounds: null, third_place: true, rated: false, private: true, max_field: 16, clock: { delay: 12, reserve: 120 } }),
+      "Knockout, 5-point matches, a match for third place, not rated, private, at most 16 players, clock 12 s a move + 120 s, a no-show after 60 s",
+    );
   });
 });
