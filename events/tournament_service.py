@@ -118,14 +118,6 @@ class TournamentService:
         """Every tournament's id and its stream's version, in one query."""
         return await tournament_versions(self.store)
 
-    async def state_at(self, tournament_id: str, version: int) -> TournamentState:
-        """The tournament's state at ``version`` at least: the cached fold when it is there
-        already (nothing read), else caught up with the store."""
-        cached = self._states.get(tournament_id)
-        if cached is not None and cached.version >= version:
-            return cached
-        return await self.state(tournament_id)
-
     async def execute(
         self,
         tournament_id: str,
