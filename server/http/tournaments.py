@@ -44,6 +44,8 @@ __all__ = [
     "get",
     "listing",
     "start",
+    "tournament_id_of",
+    "visible",
     "withdraw",
 ]
 
@@ -276,8 +278,9 @@ def tournament_id_of(request: web.Request) -> str:
         raise TournamentNotFoundError(raw[:40]) from None
 
 
-async def _visible(app: web.Application, tid: str, account: auth.Account | None) -> TournamentState:
-    """The tournament, if the caller may know of it; else the unknown tournament's 404."""
+async def visible(app: web.Application, tid: str, account: auth.Account | None) -> TournamentState:
+    """The tournament, if the caller may know of it; else the unknown tournament's 404 (its
+    routes and its live stream, :mod:`server.http.streams`, ask this one check)."""
     state = await app[TOURNAMENTS].state(tid)
     if not state.may_see(account.account_id if account else None):
         raise TournamentNotFoundError(tid)
@@ -353,7 +356,7 @@ async def listing(request: web.Request) -> web.Response:
 async def get(request: web.Request) -> web.Response:
     """``GET /tournaments/{id}``: its state, as anyone who may see it sees it."""
     account = await current_account(request, required=False)
-    state = await _visible(request.app, tournament_id_of(request), account)
+    state = await visible(request.app, tournament_id_of(request), account)
     return json_response(await view(request.app, state))
 
 
@@ -363,7 +366,7 @@ async def enter(request: web.Request) -> web.Response:
     assert account is not None
     tid = tournament_id_of(request)
     body = await _optional_body(request)
-    await _visible(request.app, tid, account)
+    await visible(request.app, tid, account)
     rating = await player_rating(request.app[TABLES].store, account.account_id)
     command = c.EnterTournament(rating=float(rating["rating"]), guest=account.guest)
     return await _run(request, tid, account, command, body.command_id)
@@ -374,7 +377,7 @@ async def withdraw(request: web.Request) -> web.Response:
     account = await current_account(request)
     assert account is not None
     tid = tournament_id_of(request)
-    await _visible(request.app, tid, account)
+    await visible(request.app, tid, account)
     return await _run(request, tid, account, c.WithdrawTournament(), None)
 
 
@@ -384,7 +387,7 @@ async def start(request: web.Request) -> web.Response:
     assert account is not None
     tid = tournament_id_of(request)
     body = await _optional_body(request)
-    await _visible(request.app, tid, account)
+    await visible(request.app, tid, account)
     return await _run(request, tid, account, c.StartTournament(), body.command_id)
 
 
@@ -394,7 +397,7 @@ async def adjust(request: web.Request) -> web.Response:
     assert account is not None
     tid = tournament_id_of(request)
     body = await decode_body(request, AdjustRequest)
-    await _visible(request.app, tid, account)
+    await visible(request.app, tid, account)
     command = c.AdjustResult(
         round=body.round,
         board=body.board,

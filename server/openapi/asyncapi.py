@@ -173,7 +173,9 @@ def _hidden(schemas: dict[str, Any]) -> dict[str, Any]:
 def _messages(schemas: dict[str, Any]) -> dict[str, Any]:
     messages: dict[str, Any] = {}
     for tag, cls in EVENT_TYPES.items():
-        stream = "chat" if tag == "chat_posted" else "table"
+        stream = (
+            "chat" if tag == "chat_posted" else TOURNAMENT if tag in TOURNAMENT_EVENTS else "table"
+        )
         message: dict[str, Any] = {
             "name": tag,
             "title": cls.__name__,
@@ -267,6 +269,31 @@ TABLE_EVENTS = [
     for t in EVENT_TYPES
     if t not in ("chat_posted", "account_erased") and not t.startswith("tournament_")
 ]
+TOURNAMENT_EVENTS = [t for t in EVENT_TYPES if t.startswith("tournament_")]
+"""The events of a tournament's stream (``s: tournament``), on channels of their own."""
+TOURNAMENT = "tournament"
+
+TOURNAMENT_ID = {
+    "description": "The tournament id (a UUID).",
+    "examples": ["5b0f3e6a-2c1d-5f4e-8a9b-0c1d2e3f4a5b"],
+}
+
+_TOURNAMENT_QUERY = {
+    "type": "object",
+    "properties": {
+        "ticket": _QUERY["properties"]["ticket"],  # type: ignore[index]
+        "after": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 2**63 - 1,
+            "default": 0,
+            "description": "Resume after this version of the tournament's stream (the last"
+            " `v` seen).",
+        },
+    },
+    "additionalProperties": False,
+}
+
 SOCKET_CONTROLS = ["resync", "presence"]
 REPLIES = ["result", "error"]
 
@@ -311,7 +338,16 @@ get), naming the `command_id`. Command ids are idempotent: sending the same enve
 the socket or over HTTP, answers with the first outcome (`duplicate: true`) and records nothing \
 new; the same id for another command is refused (`command-id-reused`). After a dropped \
 connection or a `503`, resend with the same id. The events a command records come on the streams \
-too, in their place."""
+too, in their place.
+
+**Tournaments.** A tournament's stream (`/tournaments/{tournament_id}/ws`, and as Server-Sent \
+Events `/tournaments/{tournament_id}/events`) carries its events with `s: tournament`: its \
+creation, entries and withdrawals, each round paired (every board with its match table's id, \
+whose own stream is the table's channels), the results and the director's adjustments, its end. \
+The same tickets, versions, resume (`?after=`, SSE `Last-Event-ID: <version>`) and `resync`; \
+no presence, and its socket takes no commands (anything sent is answered with `error` and the \
+socket closes). A private tournament's stream is, to whoever may not see the tournament, what \
+an unknown tournament's is: the upgrade refused with a `404`."""
 
 
 def build_asyncapi() -> dict[str, Any]:
@@ -397,6 +433,35 @@ def build_asyncapi() -> dict[str, Any]:
                     [*TABLE_EVENTS, "chat_posted", "hidden_chat", *SOCKET_CONTROLS]
                 ),
             },
+            "tournamentStream": {
+                "address": "/tournaments/{tournament_id}/ws",
+                "title": "A tournament's stream, on its WebSocket",
+                "description": "The tournament's events (`s: tournament`), and `resync` when"
+                " the version asked cannot be resumed from. Read-only: a message sent is"
+                " answered with `error` and the socket closes (`1008`).",
+                "servers": socket_servers,
+                "parameters": {"tournament_id": TOURNAMENT_ID},
+                "messages": _channel_messages([*TOURNAMENT_EVENTS, "resync", "error"]),
+                "bindings": {
+                    "ws": {
+                        "method": "GET",
+                        "query": _TOURNAMENT_QUERY,
+                        "headers": _HEADERS,
+                        "bindingVersion": "0.1.0",
+                    }
+                },
+            },
+            "tournamentEvents": {
+                "address": "/tournaments/{tournament_id}/events",
+                "title": "A tournament's stream as Server-Sent Events",
+                "description": "The same messages as its WebSocket, one per `data:` line,"
+                " each with `id: <version>`, so the `Last-Event-ID` header (or `?after=`)"
+                " resumes. A `resync` is the `resync` event; a comment line `: keep-alive`"
+                " every 15 s when idle.",
+                "servers": sse_servers,
+                "parameters": {"tournament_id": TOURNAMENT_ID},
+                "messages": _channel_messages([*TOURNAMENT_EVENTS, "resync"]),
+            },
         },
         "operations": {
             "sendTableEvents": {
@@ -438,6 +503,31 @@ def build_asyncapi() -> dict[str, Any]:
                 "messages": _op_messages(
                     "tableEvents", [*TABLE_EVENTS, "chat_posted", "hidden_chat", *SOCKET_CONTROLS]
                 ),
+                "bindings": {"http": {"method": "GET", "bindingVersion": "0.3.0"}},
+            },
+            "sendTournamentEvents": {
+                "action": "send",
+                "channel": {"$ref": "#/channels/tournamentStream"},
+                "title": "A tournament's events, live",
+                "summary": "Every event of the tournament's stream after `after`, in order,"
+                " then as recorded.",
+                "security": security,
+                "messages": _op_messages("tournamentStream", [*TOURNAMENT_EVENTS, "resync"]),
+            },
+            "refuseTournamentMessage": {
+                "action": "send",
+                "channel": {"$ref": "#/channels/tournamentStream"},
+                "title": "A message sent on a tournament's socket refused",
+                "summary": "`error` (a 400 problem): the socket takes no commands, and closes.",
+                "security": security,
+                "messages": _op_messages("tournamentStream", ["error"]),
+            },
+            "sendTournamentServerSentEvents": {
+                "action": "send",
+                "channel": {"$ref": "#/channels/tournamentEvents"},
+                "title": "A tournament's stream as Server-Sent Events",
+                "security": security,
+                "messages": _op_messages("tournamentEvents", [*TOURNAMENT_EVENTS, "resync"]),
                 "bindings": {"http": {"method": "GET", "bindingVersion": "0.3.0"}},
             },
         },

@@ -171,10 +171,11 @@ class Control(msgspec.Struct, kw_only=True, tag_field="ctl"):
 
 class Resync(Control, kw_only=True, tag="resync"):
     """The client asked to resume from a version the stream cannot resume from (in the future,
-    negative, or older than the resync window): fetch `GET /tables/{table_id}` and reconnect
-    from its version. The WebSocket closes after it; on SSE it is the `resync` event."""
+    negative, or older than the resync window): fetch `GET /tables/{table_id}` (a tournament's
+    stream: `GET /tournaments/{tournament_id}`) and reconnect from its version. The WebSocket
+    closes after it; on SSE it is the `resync` event."""
 
-    stream: Literal["table", "chat"]
+    stream: Literal["table", "chat", "tournament"]
     asked: int
     version: Annotated[int, Meta(description="The stream's version now.")]
     reason: str

@@ -4,14 +4,19 @@ table (:mod:`server.http.routes`)."""
 
 from __future__ import annotations
 
+from server.http import streams
 from server.http import tournaments as t
+from server.http.common import BIGINT_MAX
 from server.http.routes.route import Route
 from server.openapi.operation import (
     BAD_BODY,
+    BAD_TICKET,
     BAD_TOKEN,
     BEARER,
     NO_TOKEN,
     OPTIONAL_BEARER,
+    STREAM_TICKET,
+    TICKET,
     TOO_LARGE,
     UNAVAILABLE,
     answer,
@@ -20,6 +25,7 @@ from server.openapi.operation import (
     param,
     problem,
     slugs,
+    text,
     too_many,
 )
 
@@ -36,6 +42,23 @@ VIEW = (
     "Answered with the tournament's state as `GET /tournaments/{tournament_id}` gives it. A"
     " `command_id` makes a retry record nothing twice."
 )
+AFTER = param(
+    "after",
+    "query",
+    {"type": "integer", "minimum": 0, "maximum": BIGINT_MAX, "default": 0},
+    "Resume after this version of the tournament's stream (the last `v` received).",
+)
+STREAM = (
+    'Each message is an `EventMessage` `{"v": version, "s": "tournament", "t": type,'
+    ' "d": event, "h": chain hash}`, one per event of the tournament\'s stream (its'
+    " creation, entries, withdrawals, each round paired with its boards' match tables, the"
+    " results and adjustments, its end), versions gap-free from 1; what a person typed (the"
+    " name, an adjustment's reason) is opened, or is the pseudonym of an erased account. A"
+    " version ahead of the stream, or further back than the resync window, is answered with a"
+    " `Resync` (`ctl: resync`): fetch `GET /tournaments/{tournament_id}` (its `version`) and"
+    " reconnect from there. The same tickets, caps and rate limits as a table's stream."
+)
+
 LIMITS = (
     " A tournament counts as a table created (`CHOUETTE_RATE_TABLES`); entering, withdrawing,"
     " starting and adjusting as commands (`CHOUETTE_RATE_COMMANDS`). Limits: a knockout or Swiss field of at most 256, a round robin of 32 (`max_field` no"
@@ -214,6 +237,65 @@ ROUTES: tuple[Route, ...] = (
             body=json_body(t.AdjustRequest),
             parameters=[TOURNAMENT],
             security=BEARER,
+        ),
+    ),
+    Route(
+        "GET",
+        "/tournaments/{tournament_id}/ws",
+        streams.tournament_websocket,
+        op(
+            "Streams",
+            "Follow a tournament (WebSocket)",
+            f"The tournament's events, live. {STREAM} The socket takes no commands: anything"
+            " sent is answered with a `CommandRefused` (`ctl: error`, a 400) and the socket"
+            " closes (`1008`); so does it once its token is revoked or expired.",
+            {
+                101: answer("Switching to the WebSocket protocol"),
+                400: problem(
+                    "`after` is not an integer from 0 to 2^63 − 1, or the request is no"
+                    " WebSocket upgrade (`bad-request`, `http-error`)"
+                ),
+                401: problem(BAD_TICKET),
+                404: problem(NO_TOURNAMENT),
+                429: too_many(),
+                503: problem(UNAVAILABLE),
+            },
+            parameters=[TOURNAMENT, TICKET, AFTER],
+            security=STREAM_TICKET,
+        ),
+    ),
+    Route(
+        "GET",
+        "/tournaments/{tournament_id}/events",
+        streams.tournament_sse,
+        op(
+            "Streams",
+            "Follow a tournament (Server-Sent Events)",
+            "The same messages as the WebSocket, one per event (`data:`), each with `id:"
+            f" <version>` so that the browser's `Last-Event-ID` resumes. {STREAM} On SSE a"
+            " `Resync` is the `resync` event.",
+            {
+                200: text("`text/event-stream` of `EventMessage`s", "text/event-stream"),
+                400: problem(
+                    "`after` or `Last-Event-ID` is malformed or out of range (`bad-request`)"
+                ),
+                401: problem(BAD_TICKET),
+                404: problem(NO_TOURNAMENT),
+                429: too_many(),
+                503: problem(UNAVAILABLE),
+            },
+            parameters=[
+                TOURNAMENT,
+                TICKET,
+                AFTER,
+                param(
+                    "Last-Event-ID",
+                    "header",
+                    {"type": "string", "pattern": r"^[0-9]+$"},
+                    "The `id` of the last event received (its version); before `after`.",
+                ),
+            ],
+            security=STREAM_TICKET,
         ),
     ),
 )

@@ -22,6 +22,7 @@ from referencing.jsonschema import DRAFT7
 from events.domain.types import EVENT_TYPES
 from server.openapi import asyncapi
 from tests.server.conftest import Api, next_action, read_sse, ticket
+from tests.server.tournaments.helpers import create, forfeit, until
 
 ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = json.loads((ROOT / "tests/data/asyncapi/3.0.0.json").read_text())
@@ -232,3 +233,45 @@ async def test_a_hidden_chat_message_is_documented(api: Api) -> None:
     assert not list(_validator(doc, "hidden_chat").iter_errors({"v": 3, "s": "chat"}))
     assert list(_validator(doc, "hidden_chat").iter_errors({"v": 3, "s": "chat", "t": "x"}))
     assert payload["required"] == ["v", "s"]
+
+
+async def test_a_tournaments_stream_is_documented(api: Api) -> None:
+    """A tournament's channels carry every tournament event (and no table's), and what a real
+    tournament's socket and SSE stream send validates against the documented payloads."""
+    doc = await _doc(api)
+    channels = doc["channels"]
+    tournament = set(asyncapi.TOURNAMENT_EVENTS)
+    assert tournament == {t for t in EVENT_TYPES if t.startswith("tournament_")}
+    for name in ("tournamentStream", "tournamentEvents"):
+        events = {m for m in channels[name]["messages"] if m in EVENT_TYPES}
+        assert events == tournament, name
+    assert channels["tournamentStream"]["address"] == "/tournaments/{tournament_id}/ws"
+    director, a, b = [await api.register() for _ in range(3)]
+    tid = await create(api, director, format="knockout", match_length=1)
+    for u in (a, b):
+        assert (await api.request("POST", f"/tournaments/{tid}/entries", user=u)).status == 200
+    assert (await api.request("POST", f"/tournaments/{tid}/start", user=director)).status == 200
+    v = await until(api, tid, lambda v: len(v["rounds"]) == 1)
+    board = v["rounds"][0]["boards"][0]
+    users = {u.account_id: u for u in (a, b)}
+    await forfeit(api, board["table_id"], users, loser=board["b"])
+    await until(api, tid, lambda v: v["status"] == "finished")
+    seen: set[str] = set()
+    ws = await api.client.ws_connect(f"/tournaments/{tid}/ws")
+    for message in await _receive(ws, "tournament_finished"):
+        assert message["s"] == "tournament"
+        _conforms(doc, message, seen)
+    await ws.send_json({"command_id": str(uuid.uuid4()), "command": {"type": "join"}})
+    for message in await _receive(ws, "error"):
+        _conforms(doc, message, seen)
+    await ws.close()
+    assert seen >= tournament - {"tournament_withdrew", "tournament_result_adjusted"}
+    async with api.client.get(f"/tournaments/{tid}/events") as resp:
+        events = await read_sse(resp, 10_000, idle=1.0)
+    assert [d["t"] for _, _, d in events][-1] == "tournament_finished"
+    for _, _, data in events:
+        _conforms(doc, data, seen)
+    async with api.client.get(f"/tournaments/{tid}/events?after=1000") as resp:
+        events = await read_sse(resp, 1, idle=1.0)
+    assert [e[0] for e in events] == ["resync"]
+    _conforms(doc, events[0][2], seen)
