@@ -35,7 +35,9 @@ accounts entered beforehand. Three measured phases of ``--seconds`` each, A B A:
 Reported: each side's command p99 (the background players' send → own result), the ratio,
 ``first_table_s``, ``last_table_s`` and ``last_seated_s`` (from the start's answer to the
 first and the 128th table in the store, and the 128th with both players seated: polled in
-the database every 20 ms), the start's own latency, and the target: the ``with_round`` p99
+the database every 20 ms), the start's own latency, each side's longest stall of the server's
+loop (and the round phase's full garbage collections: a stall of the server's own, or the
+machine's), and the target: the ``with_round`` p99
 within the human-pace target (50 ms, docs/scaling.md). ``a_p99_spread`` (the two A phases'
 p99s, highest over lowest) shows what the ratio of nothing but noise looks like in the run.
 """
@@ -215,7 +217,19 @@ async def _watch_tables(
     return out
 
 
-KEEP = ("commands", "served_per_s", "p50_ms", "p99_ms", "p999_ms", "errors", "server_cpu")
+KEEP = (
+    "commands",
+    "served_per_s",
+    "p50_ms",
+    "p99_ms",
+    "p999_ms",
+    "errors",
+    "server_cpu",
+    "server_commands",
+    "loop_stall_max_ms",
+    "gc_full_collections",
+    "gc_full_seconds",
+)
 
 
 async def round_load(
@@ -276,6 +290,8 @@ async def round_load(
         "p99_ms": round(pct(without, 0.99) * 1000, 2),
         "p999_ms": round(pct(without, 0.999) * 1000, 2),
         "phase_p99_ms": a_p99,
+        "server_commands": phases[0]["server_commands"] + phases[2]["server_commands"],
+        "loop_stall_max_ms": max(phases[0]["loop_stall_max_ms"], phases[2]["loop_stall_max_ms"]),
     }
     last = timing["last_seated_s"]
     return {
