@@ -18,6 +18,7 @@ import pytest
 from aiohttp import WSCloseCode
 from aiohttp.test_utils import TestClient
 
+from events.domain.types import erased_value
 from events.store.streams import tournament_stream
 from server.config import Rate
 from server.keys import TABLES
@@ -276,3 +277,32 @@ async def test_the_stream_counts_against_the_connection_limits(make_api: Any) ->
     r = await api.request("GET", f"/tournaments/{tid}/events")
     r.problem(429, "rate-limited")
     await first.close()
+
+
+async def test_an_erased_directors_words_are_gone_from_the_stream(
+    api: Api, client: TestClient
+) -> None:
+    director = await api.register()
+    tid = await create(api, director, format="knockout")
+    before = await follow(client, tid)
+    own = await follow(client, tid, director)
+    await before.wait_version(1, "tournament")
+    await own.wait_version(1, "tournament")
+    assert before.messages[0]["d"]["name"] == "Club night"
+    r = await api.request("DELETE", "/me", user=director, json={"password": "correct horse"})
+    assert r.status == 204, r.body
+    # The director's own socket stops with their token; a stream opened now reads the name as
+    # erased (the key that sealed it destroyed), the same event, version and chain hash.
+    await own.wait_for(lambda c: c.task is not None and c.task.done(), timeout=15)
+    assert own.ws.close_code == WSCloseCode.POLICY_VIOLATION
+    after = await follow(client, tid)
+    await after.wait_version(1, "tournament")
+    await before.close()
+    await after.close()
+    gone, was = after.messages[0], before.messages[0]
+    assert gone["d"]["name"] == erased_value("tournament_created", director.account_id)
+    assert gone["d"]["name"] != "Club night"
+    assert (gone["v"], gone["t"], gone["h"]) == (was["v"], was["t"], was["h"])
+    async with client.get(f"/tournaments/{tid}/events") as resp:
+        got = await read_sse(resp, 1)
+    assert got[0][2]["d"]["name"] == gone["d"]["name"]
