@@ -211,7 +211,7 @@ class PersonalKeys:
         wrapped = nonce + self._wrap.encrypt(nonce, key, WRAP_LABEL + account_id.encode())
         with translate_errors():
             # Made once: a key another process made first is the one (never replaced).
-            stored = await self._pool.fetchval(
+            row = await self._pool.fetchrow(
                 "WITH made AS (INSERT INTO personal_keys (account_id, wrapped) VALUES ($1, $2)"
                 " ON CONFLICT (account_id) DO NOTHING RETURNING wrapped)"
                 " SELECT wrapped FROM made UNION ALL"
@@ -220,6 +220,16 @@ class PersonalKeys:
                 account_id,
                 wrapped,
             )
+            if row is None:
+                # Another transaction made it while this one's INSERT waited for it: the
+                # statement's snapshot predates that commit, so its row is read again, in a
+                # statement of its own (no row here is no key yet, never an erased one).
+                row = await self._pool.fetchrow(
+                    "SELECT wrapped FROM personal_keys WHERE account_id = $1", account_id
+                )
+            if row is None:  # rows are never deleted: a store that lost one is broken
+                raise StoreError(f"the data key row of {account_id} vanished after its insert")
+        stored = row["wrapped"]
         opened = self._unwrap(account_id, None if stored is None else bytes(stored))
         self._hold(account_id, opened)
         if opened is None:

@@ -184,3 +184,33 @@ async def test_another_process_destroys_a_key_held_here(pool: asyncpg.Pool, db_u
         assert opened(unheard, rec) == e.ERASED_TEXT
     finally:
         await listener.close()
+
+
+async def test_a_key_made_meanwhile_by_another_process_is_the_one(
+    pool: asyncpg.Pool, db_url: str
+) -> None:
+    """Regression: two processes making one account's first key at once. The second one's
+    insert waits for the first's commit and does nothing; the row it then reads must be the
+    first's key, not taken for a destroyed one (the statement's snapshot predates that commit,
+    which read as no key: the account was taken as erased, and its table creations failed)."""
+    conn = await asyncpg.connect(db_url)
+    try:
+        first = conn.transaction()
+        await first.start()
+        # One process makes the key in a transaction not yet committed...
+        ring_a = PersonalKeys(conn, MASTER)  # type: ignore[arg-type]
+        await ring_a.own("u_bob")
+        # ... while another makes it too: its insert waits for the first's commit.
+        ring_b = PersonalKeys(pool, MASTER)
+        making = asyncio.create_task(ring_b.own("u_bob"))
+        await asyncio.sleep(0.3)
+        assert not making.done()
+        await first.commit()
+        await making
+    finally:
+        await conn.close()
+    assert not ring_b.is_erased("u_bob")
+    # Both hold the one key: what one seals, the other opens.
+    assert opened(ring_b, sealed_record(ring_a, "u_bob", "same key")) == "same key"
+    rows = await pool.fetch("SELECT account_id FROM personal_keys")
+    assert [r["account_id"] for r in rows] == ["u_bob"]
