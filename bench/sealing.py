@@ -112,14 +112,15 @@ class Side:
 
 class Attributed:
     """The process CPU spent inside the personal keys' own work on ``keys`` — sealing, opening,
-    the keys each batch read needs, each payload opened for the sockets, each command's sealer —
-    the outermost call of them only (``plain`` opens through ``open``: counted once). Wrapped on
-    the instance, so the code measured is the server's own, called as the server calls it."""
+    keeping what was just sealed in the clear for the streams, the keys each batch read needs,
+    each payload opened for the sockets, each command's sealer — the outermost call of them
+    only (``plain`` opens through ``open``: counted once). Wrapped on the instance, so the code
+    measured is the server's own, called as the server calls it."""
 
     def __init__(self, keys: PersonalKeys) -> None:
         self.cpu = 0.0
         self._depth = 0
-        for name in ("seal", "open", "plain"):
+        for name in ("seal", "open", "plain", "remember"):
             setattr(keys, name, self._sync(getattr(keys, name)))
         for name in ("ensure", "sealer"):
             setattr(keys, name, self._async(getattr(keys, name)))

@@ -364,6 +364,18 @@ class PersonalKeys:
     PLAIN_KEPT: Final = 4096
     """How many opened payloads :meth:`plain` keeps."""
 
+    def remember(self, rec: RecordedEvent, event: e.Event) -> None:
+        """``rec`` was just appended by this process from ``event``, its personal field sealed:
+        what :meth:`plain` gives for it is ``event``'s own bytes in the clear, kept now so that
+        the streams never open what this process has just sealed. Kept only while the owner's
+        key is held (an erasure heard meanwhile, which empties these, is not undone)."""
+        spec = e.SEALED_FIELDS.get(rec.type)
+        if spec is None or self._keys.get(getattr(event, spec[1])) is None:
+            return
+        self._plain[(rec.stream_id, rec.version)] = e.encode(event)
+        if len(self._plain) > self.PLAIN_KEPT:
+            self._plain.popitem(last=False)
+
     def plain(self, rec: RecordedEvent) -> bytes:
         """The payload to send a client for ``rec``: as stored, or with its sealed field opened
         (the keys it needs loaded: :meth:`ensure`). The chain hash sent with it is the stored
@@ -409,6 +421,9 @@ class Unopened:
 
     def plain(self, rec: RecordedEvent) -> bytes:
         return rec.data
+
+    def remember(self, rec: RecordedEvent, event: e.Event) -> None:
+        return None
 
     def is_erased(self, account_id: str) -> bool:
         return False

@@ -188,8 +188,9 @@ async def append_events(
     by the same ``actor`` with the same command ``digest`` only). What a person typed is sealed
     under their data key when the store has keys (:attr:`EventStore.keys`) and ``seal``."""
     events = list(events)
-    sealer = None if store.keys is None or not seal else await store.keys.sealer(events)
-    return await store.append(
+    keys = store.keys
+    sealer = None if keys is None or not seal else await keys.sealer(events)
+    result = await store.append(
         stream_id,
         [new_event(ev, sealer) for ev in events],
         expected_version=expected_version,
@@ -197,6 +198,12 @@ async def append_events(
         actor=actor,
         digest=digest,
     )
+    if sealer is not None and keys is not None and not result.duplicate:
+        # What was just sealed is known in the clear: the streams send it without opening it.
+        for rec, ev in zip(result.events, events, strict=True):
+            if e.is_sealed(rec.type, rec.data):
+                keys.remember(rec, ev)
+    return result
 
 
 async def append_steps(

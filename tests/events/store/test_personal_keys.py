@@ -18,7 +18,7 @@ import msgspec
 import pytest
 
 from events.domain import types as e
-from events.store.event_store import RecordedEvent
+from events.store.event_store import EventStore, RecordedEvent
 from events.store.personal_keys import (
     KEYS_CHANNEL,
     AccountErasedError,
@@ -26,6 +26,7 @@ from events.store.personal_keys import (
     PersonalKeys,
     master_key,
 )
+from events.store.streams import append_events
 
 MASTER = master_key(bytes(range(32)))
 
@@ -214,3 +215,26 @@ async def test_a_key_made_meanwhile_by_another_process_is_the_one(
     assert opened(ring_b, sealed_record(ring_a, "u_bob", "same key")) == "same key"
     rows = await pool.fetch("SELECT account_id FROM personal_keys")
     assert [r["account_id"] for r in rows] == ["u_bob"]
+
+
+async def test_what_was_just_sealed_is_sent_as_opening_it_would_give(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
+    """The streams send a chat line this process has just sealed without opening it
+    (:meth:`PersonalKeys.remember`): the very bytes that opening it gives, and not once its
+    writer's key is destroyed."""
+    keys = PersonalKeys(pool, MASTER)
+    store.keys = keys
+    posted = e.ChatPosted(player="u_ann", text="see you at the club", at=5)
+    result = await append_events(
+        store, "chat-t", [posted], expected_version=0, command_id=uuid.uuid4(), actor="u_ann"
+    )
+    rec = result.events[0]
+    assert b"see you at the club" not in bytes(rec.data)
+    remembered = keys.plain(rec)
+    fresh = PersonalKeys(pool, MASTER)  # another process: it must open it
+    await fresh.ensure([rec])
+    assert remembered == fresh.plain(rec)
+    assert msgspec.json.decode(remembered)["text"] == "see you at the club"
+    await keys.destroy("u_ann")
+    assert msgspec.json.decode(keys.plain(rec))["text"] == e.ERASED_TEXT
