@@ -4,7 +4,7 @@ table (:mod:`server.http.routes`)."""
 
 from __future__ import annotations
 
-from server.http import streams
+from server.http import tournament_streams
 from server.http import tournaments as t
 from server.http.common import BIGINT_MAX
 from server.http.routes.route import Route
@@ -242,7 +242,7 @@ ROUTES: tuple[Route, ...] = (
     Route(
         "GET",
         "/tournaments/{tournament_id}/ws",
-        streams.tournament_websocket,
+        tournament_streams.tournament_websocket,
         op(
             "Streams",
             "Follow a tournament (WebSocket)",
@@ -267,7 +267,7 @@ ROUTES: tuple[Route, ...] = (
     Route(
         "GET",
         "/tournaments/{tournament_id}/events",
-        streams.tournament_sse,
+        tournament_streams.tournament_sse,
         op(
             "Streams",
             "Follow a tournament (Server-Sent Events)",
