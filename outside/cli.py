@@ -17,12 +17,37 @@ from client import ApiError, Client
 from outside.engines import engine_for
 from outside.runner import BotRunner
 
-__all__ = ["add_parser", "check", "run"]
+__all__ = ["add_parser", "check", "glued", "run"]
 
 log = logging.getLogger("chouette.bot")
 
 TOKEN_ENV = "CHOUETTE_BOT_TOKEN"
 """Where the token is read from when ``--token`` is not given (it then stays out of ``ps``)."""
+
+VALUED = ("--token", "--invitation")
+"""Options whose value is a code the server made: ``secrets.token_urlsafe`` starts one in 64
+with ``-``, which argparse would take for an option (``expected one argument``)."""
+
+
+def glued(argv: list[str]) -> list[str]:
+    """``argv`` with each of ``VALUED``'s options joined to its value (``--token=-x...``), so
+    that a token or code beginning with ``-`` is read as the value it is.
+
+    >>> glued(["bot", "run", "--token", "-Ab3", "--invitation", "x", "--url", "u"])
+    ['bot', 'run', '--token=-Ab3', '--invitation=x', '--url', 'u']
+    >>> glued(["bot", "run", "--token"])
+    ['bot', 'run', '--token']
+    """
+    out: list[str] = []
+    rest = iter(argv)
+    for arg in rest:
+        if arg == "--":
+            out.append(arg)
+            out.extend(rest)
+            break
+        value = next(rest, None) if arg in VALUED else None
+        out.append(arg if value is None else f"{arg}={value}")
+    return out
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

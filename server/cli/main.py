@@ -160,6 +160,9 @@ _FREEZER = web.AppKey("gc_freezer", asyncio.Task)
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bot"]:
+        argv = bot_cli.glued(argv)
     args = parser().parse_args(argv)
     if args.cmd == "bot":
         # A client of some server, maybe another machine's: no database, no configuration.

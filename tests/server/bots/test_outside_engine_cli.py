@@ -21,6 +21,7 @@ from engine.notation import format_play
 from engine.position import Position
 from events.domain.bots import CubeContext
 from events.gnubg.bot import GnubgBrain
+from outside import cli as bot_cli
 from outside import decide, engines
 from outside.decide import Ask, EngineFailure, Question, Send, answer_of, next_step
 from outside.engines import BasicEngine
@@ -31,7 +32,7 @@ TABLE = str(uuid.uuid4())
 
 
 def test_the_doctests() -> None:
-    for module in (outside, decide, engines):
+    for module in (outside, decide, engines, bot_cli):
         failed, _ = doctest.testmod(module)
         assert failed == 0, module.__name__
     assert doctest.testmod(decide).attempted >= 4
@@ -101,6 +102,18 @@ def test_a_server_that_is_not_there_is_one_line(capsys: pytest.CaptureFixture[st
     err = capsys.readouterr().err
     assert "chouette bot run: cannot reach http://127.0.0.1:9" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("token", ["-Ab3_x", "--Ab3", "-t"])
+def test_a_token_that_begins_with_a_dash_is_the_tokens_value(
+    token: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One token in 64 from secrets.token_urlsafe starts with "-": argparse took it for an
+    # option ("--token: expected one argument") and the bot never started.
+    argv = ["bot", "run", "--url", "http://127.0.0.1:9", "--token", token, "--engine", "basic"]
+    assert main([*argv, "--invitation", "-code", "--table", TABLE]) == 1
+    err = capsys.readouterr().err
+    assert "chouette bot run: cannot reach http://127.0.0.1:9" in err, err
 
 
 START = "4HPwATDgc/ABMA"
