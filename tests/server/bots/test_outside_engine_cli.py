@@ -25,7 +25,7 @@ from outside import cli as bot_cli
 from outside import decide, engines
 from outside.decide import Ask, EngineFailure, Question, Send, answer_of, next_step
 from outside.engines import BasicEngine
-from server.cli.main import main
+from server.cli.main import main, parser
 
 ROOT = Path(__file__).parents[3]
 TABLE = str(uuid.uuid4())
@@ -105,15 +105,13 @@ def test_a_server_that_is_not_there_is_one_line(capsys: pytest.CaptureFixture[st
 
 
 @pytest.mark.parametrize("token", ["-Ab3_x", "--Ab3", "-t"])
-def test_a_token_that_begins_with_a_dash_is_the_tokens_value(
-    token: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_token_that_begins_with_a_dash_is_the_tokens_value(token: str) -> None:
     # One token in 64 from secrets.token_urlsafe starts with "-": argparse took it for an
     # option ("--token: expected one argument") and the bot never started.
-    argv = ["bot", "run", "--url", "http://127.0.0.1:9", "--token", token, "--engine", "basic"]
-    assert main([*argv, "--invitation", "-code", "--table", TABLE]) == 1
-    err = capsys.readouterr().err
-    assert "chouette bot run: cannot reach http://127.0.0.1:9" in err, err
+    argv = ["bot", "run", "--url", "http://h", "--token", token, "--engine", "basic"]
+    args = parser().parse_args(bot_cli.glued([*argv, "--invitation", "-code"]))
+    assert bot_cli.check(args) is None
+    assert (args.token, args.invitation) == (token, ["-code"])
 
 
 START = "4HPwATDgc/ABMA"
