@@ -57,7 +57,8 @@ from server.keys import (
 )
 from server.live.bots import BOTS
 from server.live.loop_watch import LOOP_WATCH
-from server.views.table import table_view
+from server.readmodels.tournaments import tournament_of_table
+from server.views.table import TournamentLinkView, table_view
 
 log = logging.getLogger("chouette.server")
 
@@ -225,6 +226,9 @@ async def get_table(request: web.Request) -> web.Response:
     state = await tables.state(table_id)
     head = await tables.store.chain_head(table_stream(table_id), state.version)
     viewer = account.account_id if account else None
+    place = None
+    if state.kind == "match":
+        place = await tournament_of_table(tables.store.pool, table_id)
     return json_response(
         table_view(
             state,
@@ -232,6 +236,11 @@ async def get_table(request: web.Request) -> web.Response:
             tables.now(),
             chain_head=head.hex() if head else None,
             presence=request.app[PRESENCE].at(table_id),
+            tournament=None
+            if place is None
+            else TournamentLinkView(
+                tournament_id=place.tournament_id, round=place.round, board=place.board
+            ),
         )
     )
 

@@ -10,7 +10,9 @@ A tournament's summary — its format, status, entrants, rounds and winner — i
 fold (:func:`events.domain.tournament.fold`, the rules the command service decides by): for
 each tournament a batch touches, the projector folds its stream up to the batch's last event of
 it and writes the row. Who may see a private one (its director, the invited, its entrants) is
-kept beside it (``tournament_members``), so that the list is one query whoever asks.
+kept beside it (``tournament_members``), so that the list is one query whoever asks; and which
+tournament, round and board each match table plays (``tournament_tables``), for the table's page
+to link back (:func:`tournament_of_table`).
 
 Its name is what the director typed, sealed under their key: it is written with the row the
 creation makes, and never from a later batch (one that opened it again could outlive the key:
@@ -34,11 +36,13 @@ from server.readmodels.rebuild import ReadModel, ReadModels
 
 __all__ = [
     "NAME",
+    "TableOfTournament",
     "TournamentRow",
     "TournamentsProjector",
     "caught_up",
     "display_names",
     "listed",
+    "tournament_of_table",
 ]
 
 NAME: Final = "tournaments"
@@ -71,7 +75,11 @@ class TournamentsProjector(ReadModel):
     """The tournaments' list's projector (with a ``suffix``: a rebuild's copy)."""
 
     model: ClassVar[str] = NAME
-    tables: ClassVar[tuple[str, ...]] = ("tournament_list", "tournament_members")
+    tables: ClassVar[tuple[str, ...]] = (
+        "tournament_list",
+        "tournament_members",
+        "tournament_tables",
+    )
     types: ClassVar[frozenset[str]] = TYPES
     personal: ClassVar[frozenset[str]] = frozenset({"tournament_created"})
     """The tournament's name, the director's words."""
@@ -136,6 +144,12 @@ class TournamentsProjector(ReadModel):
             s.created_at,
             s.version,
         )
+        if s.tables:
+            await conn.executemany(
+                f"INSERT INTO {self.t('tournament_tables')} (table_id, tournament_id, round,"
+                " board) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                [(t, s.tournament_id, r, b) for (r, b), t in sorted(s.tables.items())],
+            )
         if s.options.private:
             members = {s.created_by, *s.options.invited, *(x.player for x in s.t.entrants)}
             await conn.executemany(
@@ -181,6 +195,26 @@ async def listed(pool: asyncpg.Pool, account_id: str | None) -> list[TournamentR
             account_id,
         )
     return [TournamentRow(**dict(r)) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class TableOfTournament:
+    """A match table's place in its tournament."""
+
+    tournament_id: str
+    round: int
+    board: int
+
+
+async def tournament_of_table(pool: asyncpg.Pool, table_id: str) -> TableOfTournament | None:
+    """The tournament, round and board ``table_id`` plays; None for a table of no tournament
+    (or one whose pairing the list has not caught up with yet)."""
+    with translate_errors():
+        row = await pool.fetchrow(
+            "SELECT tournament_id, round, board FROM tournament_tables WHERE table_id = $1",
+            table_id,
+        )
+    return None if row is None else TableOfTournament(**dict(row))
 
 
 async def caught_up(models: ReadModels) -> None:

@@ -44,6 +44,7 @@ __all__ = [
     "PlayerView",
     "SideView",
     "TableView",
+    "TournamentLinkView",
     "leave_cost_view",
     "legal_views",
     "play_tree_of",
@@ -205,6 +206,14 @@ class GameView(msgspec.Struct, kw_only=True):
     left in mid-game."""
 
 
+class TournamentLinkView(msgspec.Struct, kw_only=True):
+    """The tournament a match table was made for, and where in it (docs/tournaments.md)."""
+
+    tournament_id: str
+    round: int
+    board: int
+
+
 class SeedWindowView(msgspec.Struct, kw_only=True):
     """The open seed window before a game's first throw (docs/dice.md): no die is thrown
     before it closes, when everyone in ``waiting`` has added a seed or waived, or at
@@ -318,6 +327,9 @@ class _Base(msgspec.Struct, kw_only=True, tag_field="kind"):
     """What ``leave`` would cost the viewer now; null when leaving costs nothing (between
     games, before a game's first throw, a chouette member whose game is settled or who plays
     from the next, a spectator)."""
+    tournament: TournamentLinkView | None = None
+    """The tournament this match table plays a board of (``GET /tournaments/{id}``); null at
+    any other table. Given by ``GET /tables/{id}``."""
     may_seat_bot: bool = False
     """Whether the viewer may seat a bot now (``POST /tables/{id}/bots``, docs/bots.md): the
     table's creator, while a newcomer may join it (a free seat at a two-player table whose
@@ -808,11 +820,13 @@ def table_view(
     now: int = 0,
     chain_head: str | None = None,
     presence: tuple[list[str], int] = ([], 0),
+    tournament: TournamentLinkView | None = None,
 ) -> TableView:
     """The table as ``viewer`` (an account id, or None for an anonymous spectator) sees it at
     ``now`` (ms since the epoch: the time its seed window counts down from), with the table
     stream's ``chain_head`` at its version when the caller read it, and who is connected
-    (``presence``: account ids and the anonymous count, :mod:`server.live.presence`)."""
+    (``presence``: account ids and the anonymous count, :mod:`server.live.presence`), and the
+    ``tournament`` it plays a board of, if any."""
     ledger = dict(state.ledger)
     if state.kind == "chouette":
         ledger = dict(state.chouette.ledger) if state.chouette else {p: 0 for p in state.members}
@@ -839,6 +853,7 @@ def table_view(
         "anonymous": presence[1],
         "may_seat_bot": viewer is not None and viewer == state.created_by and may_join(state),
         "leave_cost": leave_cost_view(state, viewer),
+        "tournament": tournament,
     }
     if state.kind == "chouette":
         return _chouette(state, viewer, **base)

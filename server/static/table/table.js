@@ -144,6 +144,9 @@ class TablePage {
             { class: "links", "aria-label": "Table links" },
             h("a", { href: "#/lobby", "data-testid": "back-to-lobby" }, "Lobby"),
             h("a", { href: `#/replay/${this.id}`, "data-testid": "replay-link" }, "Replay", h("span", { class: "wide-only" }, " and fairness")),
+            // A tournament's match: back to its bracket or standings (GET /tables/{id} says
+            // which; a command's answer does not, so the link stays once known).
+            (this.tournamentLink = h("a", { "data-testid": "tournament-link", hidden: true }, "Tournament")),
             (this.nightLink = h("a", { href: `#/night/${this.id}`, "data-testid": "night-link", hidden: true }, "Night", h("span", { class: "wide-only" }, "'s ledger"))),
             this.shortcuts.button,
           ),
@@ -334,6 +337,13 @@ class TablePage {
     const kindName = KIND_NAMES[v.kind] || v.kind;
     // A night sums chouettes' and money games' points; a match's games score the match.
     this.nightLink.hidden = v.kind === "match";
+    if (v.tournament) {
+      const t = v.tournament;
+      this.tournamentLink.href = `#/tournament/${encodeURIComponent(t.tournament_id)}`;
+      this.tournamentLink.setAttribute("aria-label", `Tournament: round ${t.round}, board ${t.board}`);
+      this.tournamentLink.title = `Round ${t.round}, board ${t.board}`;
+      this.tournamentLink.hidden = false;
+    }
     this.title.textContent = v.name ? `${v.name} \u2014 ${kindName}` : kindName;
     const options = describeOptions(v.kind, v.options);
     this.roleLine.textContent = `${ROLE_WORDS[v.role] || v.role} ${options[0].toUpperCase()}${options.slice(1)}.`;

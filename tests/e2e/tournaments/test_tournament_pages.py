@@ -150,6 +150,12 @@ def test_a_knockout_of_four_drawn_from_the_start_to_its_champion(
     match_box(ann, 2, 1).get_by_test_id("bracket-table").click()
     expect(ann.page).to_have_url(re.compile(f"#/table/{final['table_id']}$"))
     expect(ann.test_id("table-title")).to_be_visible()
+    # And the table links back to its place in the tournament.
+    back = ann.test_id("tournament-link")
+    expect(back).to_have_accessible_name("Tournament: round 2, board 1")
+    back.click()
+    expect(ann.page).to_have_url(re.compile(f"#/tournament/{tid}$"))
+    expect(ann.test_id("tournament-title")).to_have_text("Spring cup")
 
 
 def standings_rows(player: Player) -> list[list[str]]:

@@ -40,6 +40,11 @@ async def _rows(store: EventStore) -> list[tuple[Any, ...]]:
     ]
 
 
+async def _places(store: EventStore) -> list[tuple[Any, ...]]:
+    sql = "SELECT table_id, tournament_id, round, board FROM tournament_tables ORDER BY table_id"
+    return [tuple(r) for r in await store.pool.fetch(sql)]
+
+
 async def test_the_list_follows_each_tournament_and_a_rebuild_gives_it_again(
     api: Api, owner_store: EventStore
 ) -> None:
@@ -67,6 +72,14 @@ async def test_the_list_follows_each_tournament_and_a_rebuild_gives_it_again(
     v = await view(api, cup)
     board = v["rounds"][0]["boards"][0]
     await seated(api, board["table_id"])
+    # The match table knows its place in the tournament (its page links back); another
+    # table does not.
+    assert api.app is not None
+    await api.app[READ_MODELS].catch_up()
+    r = await api.request("GET", f"/tables/{board['table_id']}")
+    assert r.body["tournament"] == {"tournament_id": cup, "round": 1, "board": 1}, r.body
+    other = await api.create_table(ann, "match", match_length=1)
+    assert (await api.request("GET", f"/tables/{other}")).body["tournament"] is None
     users = {ann.account_id: ann, bob.account_id: bob}
     await forfeit(api, board["table_id"], users, loser=board["b"])
     v = await until(api, cup, lambda v: v["status"] == "finished")
@@ -82,9 +95,11 @@ async def test_the_list_follows_each_tournament_and_a_rebuild_gives_it_again(
     assert api.app is not None
     await api.app[READ_MODELS].catch_up()
     live = await _rows(api.app[TABLES].store)
+    places = await _places(api.app[TABLES].store)
     owner_store.keys = PersonalKeys(owner_store.pool, master_key(SEED_KEY))
     await rebuild(owner_store, TournamentsProjector)
     assert await _rows(api.app[TABLES].store) == live and len(live) == 2
+    assert await _places(api.app[TABLES].store) == places and len(places) == 1
 
 
 async def test_an_erased_director_leaves_no_name_and_a_bad_event_is_skipped(api: Api) -> None:
