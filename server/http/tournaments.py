@@ -135,6 +135,8 @@ class TournamentView(msgspec.Struct, kw_only=True):
     id: str
     name: str
     director: str
+    director_name: str = ""
+    """The director's display name (a pseudonym once they are erased)."""
     options: TournamentOptions
     status: Literal["entering", "playing", "finished"]
     version: int
@@ -184,7 +186,7 @@ async def view(app: web.Application, s: TournamentState) -> TournamentView:
     """What ``GET /tournaments/{id}`` answers for ``s``."""
     t = s.t
     assert s.options is not None
-    names = await _names(app, [x.player for x in t.entrants])
+    names = await _names(app, [s.created_by, *(x.player for x in t.entrants)])
     rounds = [
         RoundView(
             round=r.number,
@@ -241,6 +243,7 @@ async def view(app: web.Application, s: TournamentState) -> TournamentView:
         id=s.tournament_id,
         name=s.name,
         director=s.created_by,
+        director_name=names.get(s.created_by, ""),
         options=s.options,
         status=status_of(s),
         version=s.version,

@@ -254,8 +254,8 @@ export function tournamentPage(main, id, { showError }) {
         { class: "muted" },
         view.director === me?.account_id
           ? "You direct it. "
-          : view.entrants.some((e) => e.player === view.director)
-            ? ["Directed by ", playerLink(view.director, nameOf(view.director)), ". "]
+          : view.director_name || view.entrants.some((e) => e.player === view.director)
+            ? ["Directed by ", h("span", { "data-testid": "tournament-director" }, playerLink(view.director, view.director_name || nameOf(view.director))), ". "]
             : [playerLink(view.director, "Its director"), ". "],
         h("span", { "data-testid": "tournament-state", "data-status": view.status }, STATUS_NAMES[view.status] || view.status),
         view.status === "entering" && o.entries_close ? ` \u2014 entries close ${new Date(o.entries_close).toLocaleString()}` : "",

@@ -252,6 +252,10 @@ def test_a_swiss_standings_after_a_round_and_an_adjusted_result(
         },
     )
     them.goto(f"/#/tournament/{tid}")
+    # The director, who has not entered, is named (GET /tournaments/{id}'s director_name).
+    named = server.run(view(api, tid))["director_name"]
+    assert named.lower() == director.user.display_name.lower(), named
+    expect(them.get_by_test_id("tournament-director")).to_have_text(named)
     expect(them.get_by_test_id("tournament-withdraw")).to_be_visible()
     expect(them.get_by_test_id("adjust-form")).to_be_hidden()
     expect(them.get_by_test_id("tournament-start")).to_have_count(0)
