@@ -28,6 +28,7 @@ from typing import ClassVar, Final, Literal
 import asyncpg
 
 from engine.errors import TournamentError
+from events.domain import types as e
 from events.domain.tournament import TournamentState, evolve
 from events.store.errors import PoisonEventError, translate_errors
 from events.store.event_store import EventStore, RecordedEvent
@@ -103,15 +104,19 @@ class TournamentsProjector(ReadModel):
         store = self.store
         assert store is not None
         for tid, upto in last.items():
-            state = await self._fold(store, tid, first[tid], upto)
+            state, paired = await self._fold(store, tid, first[tid], upto)
             if not state.exists:
                 continue  # (its creation was refused by the rules: nothing to list)
-            await self._write(connection, state, tid in created)
+            await self._write(connection, state, tid in created, paired)
 
-    async def _fold(self, store: EventStore, tid: str, first: int, upto: int) -> TournamentState:
-        """The tournament's state at version ``upto``; an event of this batch (from ``first``)
-        that the rules refuse is poison; one before it was skipped when it was new."""
+    async def _fold(
+        self, store: EventStore, tid: str, first: int, upto: int
+    ) -> tuple[TournamentState, set[int]]:
+        """The tournament's state at version ``upto``, and the rounds paired in this batch
+        (from ``first``); an event of the batch that the rules refuse is poison; one before it
+        was skipped when it was new."""
         s = TournamentState(tid)
+        paired: set[int] = set()
         for rec in await store.read_stream(tournament_stream(tid), 0, limit=upto):
             event = decode_recorded(rec, self.keys)
             try:
@@ -119,9 +124,14 @@ class TournamentsProjector(ReadModel):
             except TournamentError as exc:
                 if rec.version >= first:
                     raise PoisonEventError(rec.stream_id, rec.version, str(exc)) from exc
-        return s
+                continue
+            if rec.version >= first and isinstance(event, e.TournamentRoundPaired):
+                paired.add(event.round)
+        return s, paired
 
-    async def _write(self, conn: asyncpg.Connection, s: TournamentState, created: bool) -> None:
+    async def _write(
+        self, conn: asyncpg.Connection, s: TournamentState, created: bool, paired: set[int]
+    ) -> None:
         assert s.options is not None
         rows = self.t("tournament_list")
         await conn.execute(
@@ -144,11 +154,15 @@ class TournamentsProjector(ReadModel):
             s.created_at,
             s.version,
         )
-        if s.tables:
+        # Only the rounds this batch paired: a batch of one result needs no table's row again.
+        links = [
+            (t, s.tournament_id, r, b) for (r, b), t in sorted(s.tables.items()) if r in paired
+        ]
+        if links:
             await conn.executemany(
                 f"INSERT INTO {self.t('tournament_tables')} (table_id, tournament_id, round,"
                 " board) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-                [(t, s.tournament_id, r, b) for (r, b), t in sorted(s.tables.items())],
+                links,
             )
         if s.options.private:
             members = {s.created_by, *s.options.invited, *(x.player for x in s.t.entrants)}
