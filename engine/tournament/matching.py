@@ -152,6 +152,16 @@ def _fix(
         if trial[f] == -1 and _augment(f, trial, forbidden, alive):
             have += 1
     if have < need:
+        # Pairing the two freed vertices with each other, or a path from one of them that
+        # ended at the other, may leave a larger matching of the rest unfound: one pass of
+        # searches from every vertex still exposed finds a maximum one (a vertex with no
+        # augmenting path never gains one), as :func:`max_matching` does.
+        for v in range(len(trial)):
+            if have >= need:
+                break
+            if alive[v] and trial[v] == -1 and _augment(v, trial, forbidden, alive):
+                have += 1
+    if have < need:
         alive[p] = alive[c] = True
         return None
     mate[:] = trial
