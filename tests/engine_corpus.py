@@ -228,10 +228,16 @@ def _apply(pos: Position, flat: tuple[int, ...]) -> Position:
 
 @functools.cache
 def _gnubg() -> tuple[Any, Any, Any]:
-    """The ``gnubg`` module, a cube and a 0-ply evaluation context (built once)."""
+    """The ``gnubg`` module, a money game's centred cube and a 0-ply evaluation context (built
+    once). The cube is given in full: ``gnubg.cubeinfo()`` without arguments takes the module's
+    current match, which another test in the process may have left set (``Error in
+    SetCubeInfo`` then, depending on the order the tests ran in)."""
     import gnubg
 
-    return gnubg, gnubg.cubeinfo(), gnubg.evalcontext(0, 0, 1, 0, 0)
+    # cube value 1, centred (-1), player 0 on roll, money (match to 0), no score, no Crawford,
+    # the standard variant.
+    cube = gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
+    return gnubg, cube, gnubg.evalcontext(0, 0, 1, 0, 0)
 
 
 def gnubg_find(pos: Position, dice: tuple[int, int]) -> list[dict[str, Any]]:
