@@ -154,6 +154,13 @@ def play_tree(position: Position, dice: Sequence[int]) -> PlayTree:
     ((),)
     """
     d1, d2 = check_dice(dice)
+    theirs = position.opp
+    blots = 0
+    for p in range(1, BAR):
+        if theirs[BAR - p] == 1:
+            blots |= 1 << p
+    if d1 != d2:
+        return _two_step_tree(position, d1, d2, blots)
     root: _Trie = {}
     for moves, me, opp in play_tuples(position, (d1, d2)):
         routes = (moves,) if d1 == d2 else route_moves(position, d1, d2, moves, (me, opp))
@@ -165,11 +172,6 @@ def play_tree(position: Position, dice: Sequence[int]) -> PlayTree:
     # before their parents, so that the numbers are turned around for node 0 to be the root.
     # A step hits when it lands on a blot that no step before it on its path hit
     # (:func:`play_steps`): ``hit_at`` holds the points hit on the path so far, as bits.
-    theirs = position.opp
-    blots = 0
-    for p in range(1, BAR):
-        if theirs[BAR - p] == 1:
-            blots |= 1 << p
     ids: dict[tuple[Edge, ...], int] = {}
     nodes: list[tuple[Edge, ...]] = []
 
@@ -186,6 +188,52 @@ def play_tree(position: Position, dice: Sequence[int]) -> PlayTree:
         return found
 
     number(root, 0)
+    last = len(nodes) - 1
+    return tuple(
+        [
+            tuple([(a, b, h, last - n if n >= 0 else 0) for a, b, h, n in node])
+            for node in reversed(nodes)
+        ]
+    )
+
+
+def _two_step_tree(position: Position, d1: int, d2: int, blots: int) -> PlayTree:
+    """:func:`play_tree` of a throw that is no double, node for node the same: its routes are
+    one or two steps long, so the trie is two levels deep and numbered without recursion (five
+    throws in six are no double, and this was most of a throw's tree, issue 30). ``blots``:
+    the opponent's blots, as bits of the mover's points."""
+    root: dict[Move, set[Move] | None] = {}
+    for moves, me, opp in play_tuples(position, (d1, d2)):
+        if len(moves) != 2:
+            for move in moves:  # one step (no play at all: nothing)
+                root[move] = None
+            continue
+        for first, second in route_moves(position, d1, d2, moves, (me, opp)):
+            if first < second:
+                first, second = second, first
+            after = root.get(first)
+            if after is None:
+                root[first] = {second}
+            else:
+                after.add(second)
+    ids: dict[tuple[Edge, ...], int] = {}
+    nodes: list[tuple[Edge, ...]] = []
+    edges: list[Edge] = []
+    for step in sorted(root, reverse=True):
+        a, b = step
+        hit = blots >> b & 1 == 1
+        after = root[step]
+        if after is None:
+            edges.append((a, b, hit, -1))
+            continue
+        unhit = blots & ~(hit << b)
+        key = tuple([(c, d, unhit >> d & 1 == 1, -1) for c, d in sorted(after, reverse=True)])
+        found = ids.get(key)
+        if found is None:
+            found = ids[key] = len(nodes)
+            nodes.append(key)
+        edges.append((a, b, hit, found))
+    nodes.append(tuple(edges))
     last = len(nodes) - 1
     return tuple(
         [
