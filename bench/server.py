@@ -54,6 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.floor import run_floors  # noqa: E402
+from bench.kit.canary import Canary  # noqa: E402
 from bench.kit.human_pace import Clients, Phase, TableSpec, summary  # noqa: E402
 from bench.kit.scratch import scratch_database  # noqa: E402
 from bench.kit.serving import free_port, wait_ready  # noqa: E402
@@ -197,6 +198,12 @@ class Window:
             "loop_stall_p999_ms_at_most": p999 * 1000 if p999 != float("inf") else None,
             "gc_full_collections": int(self.delta("chouette_gc_seconds_count", 'generation="2"')),
             "gc_full_seconds": round(self.delta("chouette_gc_seconds_sum", 'generation="2"'), 4),
+            "gc_pauses_over_20ms": int(
+                self.delta("chouette_gc_seconds_count")
+                - self.delta("chouette_gc_seconds_bucket", 'generation="0",le="0.02"')
+                - self.delta("chouette_gc_seconds_bucket", 'generation="1",le="0.02"')
+                - self.delta("chouette_gc_seconds_bucket", 'generation="2",le="0.02"')
+            ),
             "gc_collections": int(
                 sum(gc_max.values()) - sum(self.m0.get("chouette_gc_seconds_count", {}).values())
             ),
@@ -210,17 +217,25 @@ async def measured(
     """One phase of the clients, with each server's window around it (``after``: the pace
     the tables keep once it ends)."""
     windows = [Window(s) for s in servers]
+    canary = Canary()
+    canary.start()
 
     async def start() -> None:
+        canary.reset()
         for w in windows:
             await w.start()
 
     async def end() -> None:
         for w in windows:
             await w.end()
+        marks["canary"] = canary.stop()
 
+    marks: dict[str, Any] = {}
     stats = await clients.phase(k, phase, start, end, after)
     out = summary(stats, clients.count, phase.think_mean)
+    # The machine's own stalls over the same stretch (bench/kit/canary.py): an idle process's
+    # heartbeat, the reference for the server's loop_stall_max_ms.
+    out["canary"] = marks.get("canary", {})
     figs = [w.figures() for w in windows]
     if len(figs) == 1:
         out |= figs[0]
