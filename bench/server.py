@@ -198,6 +198,9 @@ class Window:
             "loop_stall_p999_ms_at_most": p999 * 1000 if p999 != float("inf") else None,
             "gc_full_collections": int(self.delta("chouette_gc_seconds_count", 'generation="2"')),
             "gc_full_seconds": round(self.delta("chouette_gc_seconds_sum", 'generation="2"'), 4),
+            # The collector's own time (every generation), and its share of the server's CPU.
+            "gc_seconds": round(self.delta("chouette_gc_seconds_sum"), 4),
+            "gc_share_of_cpu": round(self.delta("chouette_gc_seconds_sum") / max(cpu, 1e-9), 4),
             "gc_pauses_over_20ms": int(
                 self.delta("chouette_gc_seconds_count")
                 - self.delta("chouette_gc_seconds_bucket", 'generation="0",le="0.02"')
