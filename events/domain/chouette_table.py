@@ -20,7 +20,6 @@ from engine.chouette.permissions import answer_targets, offer_targets
 from engine.errors import IllegalActionError
 from engine.frozen import replace
 from engine.game import Phase
-from engine.moves import play as engine_play
 from engine.notation import format_play, parse_play
 from events.domain import clocks
 from events.domain import commands as c
@@ -130,7 +129,8 @@ def decide(
                 moves = parse_play(game.position, game.dice, notation).moves
             else:
                 assert given is not None
-                moves = engine_play(game.position, game.dice, [(a, b) for a, b in given]).moves
+                # Checked once, by the move itself (Chouette.move: engine.moves.play).
+                moves = tuple([(a, b) for a, b in given])
             new = ch.move(actor, moves)
             moved = e.CheckersMoved(
                 player=actor,

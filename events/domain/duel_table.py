@@ -18,7 +18,6 @@ from engine.frozen import replace
 from engine.game import Game, GameOptions, GameResult, Phase
 from engine.match import Match
 from engine.moves import Move as EngineMove
-from engine.moves import play as engine_play
 from engine.notation import format_play, parse_play
 from events.domain import clocks
 from events.domain import commands as c
@@ -272,7 +271,8 @@ def _moves_of(game: Game, cmd: c.Move) -> Sequence[EngineMove]:
     if cmd.notation is not None:
         return parse_play(game.position, game.dice, cmd.notation).moves
     assert cmd.moves is not None
-    return engine_play(game.position, game.dice, [tuple(m) for m in cmd.moves]).moves  # type: ignore[misc]
+    # Checked once, by the move itself (Game.move: the same engine.moves.play), not here too.
+    return [tuple(m) for m in cmd.moves]  # type: ignore[misc]
 
 
 def _opening(state: TableState, game: Game, dice: DiceSource) -> list[e.Event]:
