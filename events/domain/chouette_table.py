@@ -20,7 +20,7 @@ from engine.chouette.permissions import answer_targets, offer_targets
 from engine.errors import IllegalActionError
 from engine.frozen import replace
 from engine.game import Phase
-from engine.notation import format_play, parse_play
+from engine.notation import blot_points, format_moves, parse_play
 from events.domain import clocks
 from events.domain import commands as c
 from events.domain import types as e
@@ -135,7 +135,7 @@ def decide(
             moved = e.CheckersMoved(
                 player=actor,
                 moves=[(a, b) for a, b in moves],
-                notation=format_play(game.position, moves),
+                notation=format_moves(blot_points(game.position.opp), tuple(moves)),
             )
             return [moved, *_after(state, ch, new, dice)]
         case c.Double(cubes=cubes):

@@ -18,7 +18,7 @@ from engine.frozen import replace
 from engine.game import Game, GameOptions, GameResult, Phase
 from engine.match import Match
 from engine.moves import Move as EngineMove
-from engine.notation import format_play, parse_play
+from engine.notation import blot_points, format_moves, parse_play
 from events.domain import clocks
 from events.domain import commands as c
 from events.domain import types as e
@@ -110,7 +110,7 @@ def decide(
             moved = e.CheckersMoved(
                 player=actor,
                 moves=[(a, b) for a, b in moves],
-                notation=format_play(game.position, moves),
+                notation=format_moves(blot_points(game.position.opp), tuple(moves)),
             )
             return [moved, *_after_action(state, new, dice)]
         case (

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engine.errors import IllegalPlayError, InvalidDiceError, InvalidPlayError
 from engine.moves import Play, legal_plays
-from engine.notation import format_legal, format_play, notation, parse_play
+from engine.notation import (
+    blot_points,
+    format_legal,
+    format_moves,
+    format_play,
+    notation,
+    parse_play,
+)
 from engine.position import BAR, Position
 from tests.engine_corpus import corpus, each_roll
 
@@ -206,4 +215,23 @@ def test_the_generators_plays_format_as_format_play_writes_them() -> None:
         for p in legal_plays(pos, dice):
             assert format_legal(pos, p) == format_play(pos, p.moves), (pos.position_id(), dice)
             checked += 1
+    assert checked > 10_000
+
+
+def test_a_legal_plays_moves_in_any_order_format_as_format_play_writes_them() -> None:
+    # The deciders write a made play's notation with format_moves (its moves are legal: the
+    # move was just made), in the order the player gave them, which need not be the
+    # generator's: every order of every legal play must read as format_play writes it.
+    rng = random.Random(11)
+    checked = 0
+    for pos, dice in each_roll(corpus(seed=5, count=40)):
+        blots = blot_points(pos.opp)
+        for p in legal_plays(pos, dice):
+            for order in (p.moves, p.moves[::-1], tuple(rng.sample(p.moves, len(p.moves)))):
+                assert format_moves(blots, order) == format_play(pos, order), (
+                    pos.position_id(),
+                    dice,
+                    order,
+                )
+                checked += 1
     assert checked > 10_000
