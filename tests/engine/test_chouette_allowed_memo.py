@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Iterator
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -78,24 +79,37 @@ def step(ch: Chouette, rng: random.Random) -> Chouette:
     return ch
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    n=st.integers(2, 5),
-    single=st.booleans(),
-    beavers=st.booleans(),
-    steps=st.integers(10, 80),
-    seed=st.integers(0, 2**32),
-)
-def test_allowed_and_targets_answer_as_the_permissions_do(
+EVENING = {
+    "n": st.integers(2, 5),
+    "single": st.booleans(),
+    "beavers": st.booleans(),
+    "seed": st.integers(0, 2**32),
+}
+"""A random evening's settings: the players, the cubes, beavers and the dice's seed (with
+``steps``, the evening's length, given by each test)."""
+
+
+def evening(
     n: int, single: bool, beavers: bool, steps: int, seed: int
-) -> None:
+) -> Iterator[tuple[Chouette, random.Random]]:
+    """The chouette before each of ``steps`` random actions and after the last, with the
+    evening's random source."""
     rng = random.Random(seed)
     cubes = CubeMode.SINGLE if single else CubeMode.MULTIPLE
     ch = Chouette.new(NAMES[:n], ChouetteOptions(cubes=cubes, beavers=beavers))
     for _ in range(steps):
-        answers_are_fresh(ch, rng)
+        yield ch, rng
         ch = step(ch, rng)
-    answers_are_fresh(ch, rng)
+    yield ch, rng
+
+
+@settings(max_examples=40, deadline=None)
+@given(steps=st.integers(10, 80), **EVENING)
+def test_allowed_and_targets_answer_as_the_permissions_do(
+    n: int, single: bool, beavers: bool, steps: int, seed: int
+) -> None:
+    for ch, rng in evening(n, single, beavers, steps, seed):
+        answers_are_fresh(ch, rng)
 
 
 def test_an_action_on_a_cube_left_out_of_allowed_has_no_targets() -> None:

@@ -5,15 +5,13 @@ and it never permits what ``check`` refuses."""
 
 from __future__ import annotations
 
-import random
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.actions import Action
-from engine.chouette import Chouette, ChouetteOptions, CubeMode, permissions
+from engine.chouette import Chouette, permissions
 from engine.errors import EngineError
-from tests.engine.test_chouette_allowed_memo import NAMES, step
+from tests.engine.test_chouette_allowed_memo import EVENING, evening
 
 
 def checked(ch: Chouette, player: str, action: Action, target: str | None) -> bool:
@@ -39,20 +37,7 @@ def agrees(ch: Chouette) -> int:
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    n=st.integers(2, 5),
-    single=st.booleans(),
-    beavers=st.booleans(),
-    steps=st.integers(10, 120),
-    seed=st.integers(0, 2**32),
-)
+@given(steps=st.integers(10, 120), **EVENING)
 def test_permits_is_check(n: int, single: bool, beavers: bool, steps: int, seed: int) -> None:
-    rng = random.Random(seed)
-    cubes = CubeMode.SINGLE if single else CubeMode.MULTIPLE
-    ch = Chouette.new(NAMES[:n], ChouetteOptions(cubes=cubes, beavers=beavers))
-    permitted = 0
-    for _ in range(steps):
-        permitted += agrees(ch)
-        ch = step(ch, rng)
-    permitted += agrees(ch)
+    permitted = sum(agrees(ch) for ch, _ in evening(n, single, beavers, steps, seed))
     assert permitted > 0  # the evening asked questions some of which were allowed
