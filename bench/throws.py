@@ -25,6 +25,9 @@ the tree. Prints one JSON object:
   thread's CPU time (what it costs the loop on a machine not shared); ``worst_throw`` which.
 - ``list_worst_bytes``, ``list_worst_ms``: the plays as a list, the same throws, cold.
 - ``bytes_ratio``, ``ms_ratio``: tree over list (the worst of each).
+- ``worst_tree_loop_stall_ms``: the longest a 1 ms heartbeat on an event loop waited while the
+  tree of ``AACAkCRJqqoAAA`` 1-1 was made cold: ``inline`` on the loop, ``threaded`` in a
+  thread, as ``serve`` makes a double's tree (the target: no stall over 20 ms).
 
 :func:`worst_throws` is importable (``bench/server.py`` adds its two headline keys).
 """
@@ -174,6 +177,46 @@ def worst_throws(positions: int = 1000, repeat: int = 3, seed: int = 3) -> dict[
     }
 
 
+def loop_stall(pos: Position, dice: tuple[int, int], repeat: int = 3) -> dict[str, float]:
+    """The longest lateness of a 1 ms heartbeat on an event loop while the throw's tree is
+    made cold on it (``inline``), and while it is made in a thread as ``serve`` makes a
+    double's (``threaded``: the interpreter hands the loop its turn every few milliseconds),
+    each the lowest of ``repeat`` tries."""
+    import asyncio
+
+    async def once(threaded: bool) -> float:
+        loop = asyncio.get_running_loop()
+        worst, stop = 0.0, False
+
+        async def beat() -> None:
+            nonlocal worst
+            while not stop:
+                asked = loop.time()
+                await asyncio.sleep(0.001)
+                worst = max(worst, loop.time() - asked - 0.001)
+
+        task = asyncio.create_task(beat())
+        await asyncio.sleep(0.02)
+        _clear()
+        worst = 0.0
+        if threaded:
+            await asyncio.to_thread(tree_json, pos, dice)
+        else:
+            tree_json(pos, dice)
+        await asyncio.sleep(0.005)
+        stop = True
+        await task
+        _clear()
+        return worst * 1000
+
+    async def run() -> dict[str, float]:
+        inline = [await once(False) for _ in range(repeat)]
+        threaded = [await once(True) for _ in range(repeat)]
+        return {"inline": round(min(inline), 2), "threaded": round(min(threaded), 2)}
+
+    return asyncio.run(run())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,000 + 1,000 positions")
@@ -187,6 +230,9 @@ def main() -> None:
         "benchmark": "worst throws",
         "positions": 2 * n,
         **worst_throws(n, args.repeat, args.seed),
+        # The loop while the worst throw's tree is made: on it, and in a thread as serve
+        # makes a double's (server/http/streams.py).
+        "worst_tree_loop_stall_ms": loop_stall(Position.from_id(WORST), (1, 1), args.repeat),
         "targets": {"worst_m_bytes": 16 * 1024, "worst_plays_ms": 20},
         "python": platform.python_version(),
         "seconds": round(time.perf_counter() - began, 1),

@@ -22,3 +22,16 @@ def test_the_worst_throws_message_is_under_16_kb_and_the_list_far_larger() -> No
     # The list of the same 2,220 plays was 218 KB.
     assert out["list_worst_bytes"] > 200_000
     assert out["worst_plays_ms"] > 0 and out["worst_plays_cpu_ms"] > 0 and out["list_worst_ms"] > 0
+
+
+def test_the_loop_is_watched_while_the_worst_tree_is_made_on_it_and_in_a_thread() -> None:
+    from bench.throws import loop_stall
+    from engine import moves
+    from engine.position import Position
+
+    out = loop_stall(Position.from_id(WORST), (1, 1), repeat=1)
+    assert set(out) == {"inline", "threaded"}
+    # The heartbeat waited while 2,220 plays were listed on the loop itself: some time, not
+    # none (no bound on it is asserted; the machines differ).
+    assert out["inline"] > 0 and out["threaded"] >= 0
+    assert moves._cached.cache_info().currsize == 0  # left cold, as each try starts
