@@ -26,8 +26,9 @@ the tree. Prints one JSON object:
 - ``list_worst_bytes``, ``list_worst_ms``: the plays as a list, the same throws, cold.
 - ``bytes_ratio``, ``ms_ratio``: tree over list (the worst of each).
 - ``worst_tree_loop_stall_ms``: the longest a 1 ms heartbeat on an event loop waited while the
-  tree of ``AACAkCRJqqoAAA`` 1-1 was made cold: ``inline`` on the loop, ``threaded`` in a
-  thread, as ``serve`` makes a double's tree (the target: no stall over 20 ms).
+  tree of ``AACAkCRJqqoAAA`` 1-1 was made cold: ``inline`` on the loop, as ``serve`` makes it
+  (the target: no stall over 20 ms), and ``threaded`` in a thread, for comparison (a busy
+  ``serve`` that made doubles' trees in a thread paid more than it saved: docs/scaling.md).
 
 :func:`worst_throws` is importable (``bench/server.py`` adds its two headline keys).
 """
@@ -179,8 +180,8 @@ def worst_throws(positions: int = 1000, repeat: int = 3, seed: int = 3) -> dict[
 
 def loop_stall(pos: Position, dice: tuple[int, int], repeat: int = 3) -> dict[str, float]:
     """The longest lateness of a 1 ms heartbeat on an event loop while the throw's tree is
-    made cold on it (``inline``), and while it is made in a thread as ``serve`` makes a
-    double's (``threaded``: the interpreter hands the loop its turn every few milliseconds),
+    made cold on it (``inline``, as ``serve`` makes it), and while it is made in a thread
+    (``threaded``: the interpreter hands the loop its turn every few milliseconds),
     each the lowest of ``repeat`` tries."""
     import asyncio
 
@@ -230,8 +231,8 @@ def main() -> None:
         "benchmark": "worst throws",
         "positions": 2 * n,
         **worst_throws(n, args.repeat, args.seed),
-        # The loop while the worst throw's tree is made: on it, and in a thread as serve
-        # makes a double's (server/http/streams.py).
+        # The loop while the worst throw's tree is made: on it (as serve makes it), and in a
+        # thread for comparison.
         "worst_tree_loop_stall_ms": loop_stall(Position.from_id(WORST), (1, 1), args.repeat),
         "targets": {"worst_m_bytes": 16 * 1024, "worst_plays_ms": 20},
         "python": platform.python_version(),

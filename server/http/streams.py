@@ -59,7 +59,7 @@ from server.http.problems import Problem, bad_request, log_failure, to_problem, 
 from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, PRESENCE, SOCKETS, TABLES
 from server.live.background import running
 from server.live.presence import Watcher
-from server.views.throw import plays_listed, throw_view, tree_json
+from server.views.throw import throw_view
 
 log = logging.getLogger("chouette.streams")
 
@@ -159,13 +159,6 @@ class ThrowMessages:
         event = decode_recorded(rec, tables.store.keys)
         thrower = getattr(event, "player", "")
         dice = getattr(event, "dice", (0, 0))
-        listed = plays_listed(state)
-        if listed is not None and listed[1][0] == listed[1][1]:
-            # A double's plays run to thousands (its tree took 20 ms and more on the loop
-            # of a busy server, every other table waiting): made in a thread, where the
-            # interpreter lets the loop run every few milliseconds meanwhile; throw_view
-            # then finds it made (tree_json keeps the trees made last).
-            await asyncio.to_thread(tree_json, *listed)
         view = throw_view(state, rec.type, thrower, tuple(dice), tables.now())
         return None if view is None else msgspec.Raw(wire.encode(view))
 

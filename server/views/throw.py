@@ -29,15 +29,7 @@ from server.views.table import (
     viewer_turn,
 )
 
-__all__ = [
-    "AfterThrow",
-    "ThrowView",
-    "ThrowWire",
-    "after_throw",
-    "plays_listed",
-    "throw_view",
-    "tree_json",
-]
+__all__ = ["AfterThrow", "ThrowView", "ThrowWire", "after_throw", "throw_view", "tree_json"]
 
 
 class AfterThrow(msgspec.Struct, kw_only=True):
@@ -140,26 +132,6 @@ def after_throw(
 
 
 _NO_PLAYS = msgspec.Raw(b"[[]]")
-
-
-def plays_listed(state: TableState) -> tuple[Position, tuple[int, int]] | None:
-    """The position and throw whose legal plays :func:`throw_view` lists at ``state`` (its
-    :func:`tree_json`), or None when it lists none: what a caller may make beforehand, off
-    the event loop, for a throw whose tree is large (a double's)."""
-    if state.kind == "chouette":
-        ch = state.chouette
-        g = ch.game if ch is not None else None
-        if ch is None or g is None or not ch.in_progress:
-            return None
-        if g.phase is not Phase.MOVE or g.dice is None or ch.on_roll is None:
-            return None
-        return g.position, g.dice
-    game = state.game
-    if game is None or game.phase is not Phase.MOVE or game.dice is None:
-        return None
-    if state.seats[game.turn] is None:
-        return None
-    return game.position, game.dice
 
 
 def throw_view(
