@@ -183,6 +183,7 @@ class Window:
         # state kept). Timed on the loop around pure, synchronous code: its wall time is the
         # CPU it takes, but for the moments the OS gives the core to another process.
         checks = self.delta("chouette_decision_check_seconds_total")
+        gc_seconds = self.delta("chouette_gc_seconds_sum")
         return {
             "server_commands": int(commands),
             "server_cpu": round(cpu / (self.t1 - self.t0), 3),
@@ -199,13 +200,14 @@ class Window:
             "gc_full_collections": int(self.delta("chouette_gc_seconds_count", 'generation="2"')),
             "gc_full_seconds": round(self.delta("chouette_gc_seconds_sum", 'generation="2"'), 4),
             # The collector's own time (every generation), and its share of the server's CPU.
-            "gc_seconds": round(self.delta("chouette_gc_seconds_sum"), 4),
-            "gc_share_of_cpu": round(self.delta("chouette_gc_seconds_sum") / max(cpu, 1e-9), 4),
+            "gc_seconds": round(gc_seconds, 4),
+            "gc_share_of_cpu": round(gc_seconds / max(cpu, 1e-9), 4),
             "gc_pauses_over_20ms": int(
                 self.delta("chouette_gc_seconds_count")
-                - self.delta("chouette_gc_seconds_bucket", 'generation="0",le="0.02"')
-                - self.delta("chouette_gc_seconds_bucket", 'generation="1",le="0.02"')
-                - self.delta("chouette_gc_seconds_bucket", 'generation="2",le="0.02"')
+                - sum(
+                    self.delta("chouette_gc_seconds_bucket", f'generation="{g}",le="0.02"')
+                    for g in range(3)
+                )
             ),
             "gc_collections": int(
                 sum(gc_max.values()) - sum(self.m0.get("chouette_gc_seconds_count", {}).values())
@@ -234,7 +236,11 @@ async def measured(
         marks["canary"] = canary.stop()
 
     marks: dict[str, Any] = {}
-    stats = await clients.phase(k, phase, start, end, after)
+    try:
+        stats = await clients.phase(k, phase, start, end, after)
+    finally:
+        if "canary" not in marks:  # the phase failed before its end
+            canary.stop()
     out = summary(stats, clients.count, phase.think_mean)
     # The machine's own stalls over the same stretch (bench/kit/canary.py): an idle process's
     # heartbeat, the reference for the server's loop_stall_max_ms.

@@ -36,6 +36,7 @@ the tree. Prints one JSON object:
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import platform
 import statistics
@@ -183,7 +184,6 @@ def loop_stall(pos: Position, dice: tuple[int, int], repeat: int = 3) -> dict[st
     made cold on it (``inline``, as ``serve`` makes it), and while it is made in a thread
     (``threaded``: the interpreter hands the loop its turn every few milliseconds),
     each the lowest of ``repeat`` tries."""
-    import asyncio
 
     async def once(threaded: bool) -> float:
         loop = asyncio.get_running_loop()

@@ -161,13 +161,12 @@ def play_tree(position: Position, dice: Sequence[int]) -> PlayTree:
             blots |= 1 << p
     if d1 != d2:
         return _two_step_tree(position, d1, d2, blots)
+    # A double: each play has one route, its moves (see route_moves).
     root: _Trie = {}
-    for moves, me, opp in play_tuples(position, (d1, d2)):
-        routes = (moves,) if d1 == d2 else route_moves(position, d1, d2, moves, (me, opp))
-        for route in routes:
-            node = root
-            for move in sorted(route, reverse=True):
-                node = node.setdefault(move, {})
+    for moves, _me, _opp in play_tuples(position, (d1, d2)):
+        node = root
+        for move in sorted(moves, reverse=True):
+            node = node.setdefault(move, {})
     # Each node once (the same steps leading to the same nodes), numbered as met: children
     # before their parents, so that the numbers are turned around for node 0 to be the root.
     # A step hits when it lands on a blot that no step before it on its path hit
@@ -180,14 +179,27 @@ def play_tree(position: Position, dice: Sequence[int]) -> PlayTree:
         for (a, b), child in sorted(node.items(), reverse=True):
             hit = (blots & ~hit_at) >> b & 1 == 1
             edges.append((a, b, hit, number(child, hit_at | hit << b) if child else -1))
-        key = tuple(edges)
-        found = ids.get(key)
-        if found is None:
-            found = ids[key] = len(nodes)
-            nodes.append(key)
-        return found
+        return _node(ids, nodes, tuple(edges))
 
     number(root, 0)
+    return _rooted(nodes)
+
+
+def _node(
+    ids: dict[tuple[Edge, ...], int], nodes: list[tuple[Edge, ...]], key: tuple[Edge, ...]
+) -> int:
+    """The number of the node with these steps (``next`` still the children's numbers, -1
+    at a play's end), numbered as first met; the same steps are one node."""
+    found = ids.get(key)
+    if found is None:
+        found = ids[key] = len(nodes)
+        nodes.append(key)
+    return found
+
+
+def _rooted(nodes: list[tuple[Edge, ...]]) -> PlayTree:
+    """The nodes numbered children first, turned around so that the last met, the root, is
+    node 0, and a play's end (-1) is 0."""
     last = len(nodes) - 1
     return tuple(
         [
@@ -228,19 +240,9 @@ def _two_step_tree(position: Position, d1: int, d2: int, blots: int) -> PlayTree
             continue
         unhit = blots & ~(hit << b)
         key = tuple([(c, d, unhit >> d & 1 == 1, -1) for c, d in sorted(after, reverse=True)])
-        found = ids.get(key)
-        if found is None:
-            found = ids[key] = len(nodes)
-            nodes.append(key)
-        edges.append((a, b, hit, found))
+        edges.append((a, b, hit, _node(ids, nodes, key)))
     nodes.append(tuple(edges))
-    last = len(nodes) - 1
-    return tuple(
-        [
-            tuple([(a, b, h, last - n if n >= 0 else 0) for a, b, h, n in node])
-            for node in reversed(nodes)
-        ]
-    )
+    return _rooted(nodes)
 
 
 def tree_routes(tree: PlayTree) -> list[tuple[Step, ...]]:

@@ -17,8 +17,7 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-BEAT = 0.05
-"""Seconds between wake-ups: :data:`server.live.loop_watch.BEAT`'s."""
+from server.live.loop_watch import BEAT
 
 
 def _run(conn: Connection, beat: float) -> None:

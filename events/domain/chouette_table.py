@@ -135,7 +135,7 @@ def decide(
             moved = e.CheckersMoved(
                 player=actor,
                 moves=[(a, b) for a, b in moves],
-                notation=format_moves(blot_points(game.position.opp), tuple(moves)),
+                notation=format_moves(blot_points(game.position.opp), moves),
             )
             return [moved, *_after(state, ch, new, dice)]
         case c.Double(cubes=cubes):

@@ -11,7 +11,7 @@ followed by ``game_ended`` and either ``match_ended`` or the next ``game_started
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from engine.errors import IllegalActionError
 from engine.frozen import replace
@@ -110,7 +110,7 @@ def decide(
             moved = e.CheckersMoved(
                 player=actor,
                 moves=[(a, b) for a, b in moves],
-                notation=format_moves(blot_points(game.position.opp), tuple(moves)),
+                notation=format_moves(blot_points(game.position.opp), moves),
             )
             return [moved, *_after_action(state, new, dice)]
         case (
@@ -264,7 +264,7 @@ def _join(
     return events
 
 
-def _moves_of(game: Game, cmd: c.Move) -> Sequence[EngineMove]:
+def _moves_of(game: Game, cmd: c.Move) -> tuple[EngineMove, ...]:
     assert game.dice is not None
     if (cmd.notation is None) == (cmd.moves is None):
         raise InvalidCommandError("give either 'notation' or 'moves'")
@@ -272,7 +272,7 @@ def _moves_of(game: Game, cmd: c.Move) -> Sequence[EngineMove]:
         return parse_play(game.position, game.dice, cmd.notation).moves
     assert cmd.moves is not None
     # Checked once, by the move itself (Game.move: the same engine.moves.play), not here too.
-    return [tuple(m) for m in cmd.moves]  # type: ignore[misc]
+    return tuple([tuple(m) for m in cmd.moves])  # type: ignore[misc]
 
 
 def _opening(state: TableState, game: Game, dice: DiceSource) -> list[e.Event]:
