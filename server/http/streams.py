@@ -59,6 +59,7 @@ from server.http.problems import Problem, bad_request, log_failure, to_problem, 
 from server.keys import CONFIG, LIVE_FEED, LOBBY, METRICS, PRESENCE, SOCKETS, TABLES
 from server.live.background import running
 from server.live.presence import Watcher
+from server.views.move import move_view
 from server.views.throw import throw_view
 
 log = logging.getLogger("chouette.streams")
@@ -81,17 +82,29 @@ class Resync(Exception):
 
 
 THROWS = frozenset({"opening_throw", "dice_rolled"})
-"""The events whose stream message carries ``m``, what the throw leaves the player to move."""
+"""The throws, whose stream message carries ``m``: what the throw leaves the player to move."""
+MOVES = frozenset({"checkers_moved"})
+"""The moves, whose stream message carries ``m`` when the game goes on and a socket of the table
+asked for views (``?views=1``, the web page's): every viewer's view after it
+(:mod:`server.views.move`)."""
+FOLLOWED = THROWS | MOVES
+"""The events whose stream message may carry ``m``."""
 
 
 class ThrowMessages:
     """The table streams' latest messages, each encoded once for every socket of the table,
-    and the ``m`` of the latest throws (:func:`server.views.throw.throw_view`): the legal plays
-    of the player to move, or that they cannot move. Bounded: the ``size`` messages and the
-    ``size`` throws seen last."""
+    and the ``m`` of the latest throws (:func:`server.views.throw.throw_view`: the legal plays
+    of the player to move, or that they cannot move) and moves
+    (:func:`server.views.move.move_view`: every viewer's view after it). Bounded: the ``size``
+    messages and the ``size`` throws and moves seen last.
+
+    A move's view is made only for a table where a socket asked for views (:meth:`viewing`):
+    a page shows the view and would fetch it after every move; a bot or a script follows the
+    events, and the tables that only they watch are not charged for views nobody reads."""
 
     def __init__(self, size: int = 1024) -> None:
         self.size = size
+        self._viewing: collections.Counter[str] = collections.Counter()
         self._items: collections.OrderedDict[
             tuple[str, int], asyncio.Future[msgspec.Raw | None]
         ] = collections.OrderedDict()
@@ -102,19 +115,31 @@ class ThrowMessages:
         self._items.clear()
         self._encoded.clear()
 
+    @contextlib.contextmanager
+    def viewing(self, table_id: str) -> Iterator[None]:
+        """While in it, the table's moves carry their views (its sockets' messages, made once,
+        are the same for all of them)."""
+        self._viewing[table_id] += 1
+        try:
+            yield
+        finally:
+            self._viewing[table_id] -= 1
+            if self._viewing[table_id] <= 0:
+                del self._viewing[table_id]
+
     def encoded(self, rec: RecordedEvent) -> bytes | None:
         """The table stream's message for ``rec`` if it was made already (no ``await``)."""
         return self._encoded.get((rec.stream_id, rec.version))
 
     async def message(self, app: web.Application, table_id: str, rec: RecordedEvent) -> bytes:
         """A table stream's event as every socket gets it (the same for every viewer: nothing
-        on the table stream is hidden), with ``m`` after a throw; encoded once."""
+        on the table stream is hidden), with ``m`` after a throw or a move; encoded once."""
         key = (rec.stream_id, rec.version)
         out = self._encoded.get(key)
         if out is not None:
             return out
         msg = wire.message(rec, "table", True, chain=True, keys=app[TABLES].store.keys)
-        if rec.type in THROWS:
+        if rec.type in FOLLOWED:
             msg.m = await self.get(app, table_id, rec)
         out = wire.encode(msg)
         self._encoded[key] = out
@@ -123,9 +148,10 @@ class ThrowMessages:
         return out
 
     async def get(self, app: web.Application, table_id: str, rec: RecordedEvent) -> object:
-        """The throw's ``m``, or None when the table has moved on since (or it is no throw).
-        Computed once: the table's other sockets asking meanwhile wait for the same answer."""
-        if rec.type not in THROWS:
+        """The throw's or move's ``m``, or None when the table has moved on since (or it is
+        neither, or a move after which the game does not go on). Computed once: the table's
+        other sockets asking meanwhile wait for the same answer."""
+        if rec.type not in FOLLOWED or (rec.type in MOVES and table_id not in self._viewing):
             return None
         key = (table_id, rec.version)
         known = self._items.get(key)
@@ -156,6 +182,9 @@ class ThrowMessages:
                 return None
         if state.version != rec.version:
             return None
+        if rec.type in MOVES:
+            moved = move_view(state, tables.now())
+            return None if moved is None else msgspec.Raw(wire.encode(moved))
         event = decode_recorded(rec, tables.store.keys)
         thrower = getattr(event, "player", "")
         dice = getattr(event, "dice", (0, 0))
@@ -169,7 +198,7 @@ THROW_MESSAGES = web.AppKey("throw_messages", ThrowMessages)
 async def _stream_message(
     app: web.Application, table_id: str, name: str, rec: RecordedEvent, viewer: str | None
 ) -> bytes:
-    """One event as a stream sends it (with ``m`` after a throw)."""
+    """One event as a stream sends it (with ``m`` after a throw or a move)."""
     if name == "table":
         throws = app.get(THROW_MESSAGES)
         if throws is not None:
@@ -612,7 +641,8 @@ class _Envelope(msgspec.Struct):
 
 
 async def websocket(request: web.Request) -> web.StreamResponse:
-    """``GET /tables/{id}/ws?after=N&chat_after=M``: events out, commands in."""
+    """``GET /tables/{id}/ws?after=N&chat_after=M&views=0|1``: events out, commands in; with
+    ``views=1`` a move's message carries the views after it (:class:`ThrowMessages`)."""
     async with admitted(request) as session:
         # Who connects first (a bad ticket or token is a 401 whatever the path), then the path.
         table_id = table_id_of(request)
@@ -625,6 +655,7 @@ async def _websocket(
     account = session.account if session else None
     viewer = account.account_id if account else None
     after, chat_after = version_param(request, "after"), version_param(request, "chat_after")
+    views = query_int(request, "views", 0, maximum=1)
     config = request.app[CONFIG]
     ws = web.WebSocketResponse(
         heartbeat=20, max_msg_size=config.max_body, compress=config.ws_compress
@@ -668,7 +699,9 @@ async def _websocket(
         ws.close, code=WSCloseCode.POLICY_VIOLATION, message=b"the invitation was revoked"
     )
     private = state.options.private and viewer is not None
+    throws = request.app.get(THROW_MESSAGES)
     with (
+        throws.viewing(table_id) if views and throws is not None else contextlib.nullcontext(),
         request.app[LOBBY].watching(table_id, viewer not in state.players),
         request.app[WATCH].watching(session, revoked),
         _watching_access(request.app, table_id, viewer if private else None, uninvited),

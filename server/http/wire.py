@@ -48,7 +48,9 @@ class EventMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     m: Any = None
     """Streams only, on an ``opening_throw`` or ``dice_rolled``: what the throw leaves the
     player to move (:class:`server.views.throw.ThrowView`: the legal plays, or none when they
-    cannot move). Absent when the table had moved on before the throw was first streamed."""
+    cannot move); on a ``checkers_moved`` after which the game goes on, every viewer's view
+    after it (:class:`server.views.move.MoveView`). Absent when the table had moved on before
+    the event was first streamed."""
 
 
 def message(

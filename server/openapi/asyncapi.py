@@ -33,11 +33,13 @@ from events.domain.types import EVENT_TYPES, AnyEvent
 from server.http.common import CommandEnvelope
 from server.http.wire import EventMessage
 from server.views import schemas as s
+from server.views.move import MoveView
 from server.views.throw import ThrowView
 
 __all__ = [
     "CONTROLS",
     "EVENT_SUMMARIES",
+    "MOVES",
     "THROWS",
     "asyncapi_spec",
     "build_asyncapi",
@@ -57,7 +59,8 @@ EVENT_SUMMARIES: dict[str, str] = {
     "time_expired": "A player's clock ran out: they forfeit.",
     "opening_throw": "The opening throw: one die each, the higher moves first (carries `m`).",
     "dice_rolled": "The player on roll threw the dice (carries `m`: the legal plays).",
-    "checkers_moved": "The player on roll played their checkers.",
+    "checkers_moved": "The player on roll played their checkers (carries `m` when the game"
+    " goes on: every viewer's view after it).",
     "cube_offered": "A double (in a chouette, naming the cubes it turns).",
     "cube_taken": "A double is taken.",
     "cube_dropped": "A double is dropped.",
@@ -84,7 +87,11 @@ EVENT_SUMMARIES: dict[str, str] = {
 of the event union must be here (the test fails on an event type added without one)."""
 
 THROWS = ("opening_throw", "dice_rolled")
-"""The events whose stream message carries ``m`` (:data:`server.http.streams.THROWS`)."""
+"""The events whose stream message carries ``m``, a :class:`ThrowView`
+(:data:`server.http.streams.THROWS`)."""
+MOVES = ("checkers_moved",)
+"""The events whose stream message carries ``m``, a :class:`MoveView`, when the game goes on
+(:data:`server.http.streams.MOVES`)."""
 
 CONTROLS: dict[str, type[s.Control]] = {
     str(cls.__struct_config__.tag): cls
@@ -127,7 +134,7 @@ def _draft07(value: Any) -> Any:
 def _schemas() -> dict[str, Any]:
     """Every schema the messages name, generated from their types, by name."""
     _, components = msgspec.json.schema_components(
-        [AnyEvent, EventMessage, ThrowView, *CONTROLS.values(), CommandEnvelope],
+        [AnyEvent, EventMessage, ThrowView, MoveView, *CONTROLS.values(), CommandEnvelope],
         ref_template=_COMPONENT,
     )
     # As JSON has them: a default written as a tuple (a play tree's ``((),)``) is an array.
@@ -137,7 +144,7 @@ def _schemas() -> dict[str, Any]:
 
 def _envelope(schemas: dict[str, Any], stream: str, tag: str) -> dict[str, Any]:
     """The stream's envelope (``EventMessage``'s schema) of one event type: ``t`` its tag, ``d``
-    its payload, and ``m`` on a throw only."""
+    its payload, and ``m`` on a throw or a move only."""
     payload = copy.deepcopy(schemas["EventMessage"])
     props = payload["properties"]
     props["s"] = {**props["s"], "enum": [stream]}
@@ -149,6 +156,13 @@ def _envelope(schemas: dict[str, Any], stream: str, tag: str) -> dict[str, Any]:
             "description": "What the throw leaves the player to move: the legal plays as a tree"
             " of single-die steps. Absent when the table had moved on before the throw was"
             " first streamed.",
+        }
+    elif tag in MOVES:
+        props["m"] = {
+            **_ref("MoveView"),
+            "description": "What every viewer's table view says after the move, for a page to"
+            " follow it without fetching the view. Absent when the move ended the game, or"
+            " when the table had moved on before the move was first streamed.",
         }
     else:
         del props["m"]
@@ -247,6 +261,14 @@ _QUERY = {
             "maximum": 2**63 - 1,
             "default": 0,
             "description": "Resume after this chat-stream version.",
+        },
+        "views": {
+            "type": "integer",
+            "enum": [0, 1],
+            "default": 0,
+            "description": "1: a move's message carries `m`, a `MoveView` (every viewer's"
+            " table view after the move), while this socket is open: for a client that shows"
+            " the view, as the web page does, and would otherwise fetch it after every move.",
         },
     },
     "additionalProperties": False,

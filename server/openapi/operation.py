@@ -193,6 +193,15 @@ def resume_params(note: str) -> list[dict[str, Any]]:
     ]
 
 
+VIEWS = param(
+    "views",
+    "query",
+    {"type": "integer", "enum": [0, 1], "default": 0},
+    "1: a move's message carries `m`, a `MoveView` (every viewer's table view after it), while"
+    " this socket is open: for a client that shows the view, as the web page does.",
+)
+
+
 TICKET = param(
     "ticket",
     "query",
@@ -215,6 +224,12 @@ says what the throw leaves each viewer (`viewers`, by account id, for everyone a
 its creator; `spectator` for anyone else signed in; `anonymous`): each an `AfterThrow`, the \
 `allowed`, `targets` and `turn` the viewer's table view shows after the throw, so a client \
 follows a throw without rules of its own. \
+On a WebSocket opened with `views=1` (the web page's), a move (`checkers_moved`) after which \
+the game goes on carries `m` too, a `MoveView`: the table view's `game` after it as a spectator \
+sees it, the clocks, a chouette's `text`, and for each viewer (`viewers`, `spectator`, \
+`anonymous`) an `AfterMove`: their `allowed`, `targets`, `turn`, `leave_cost`, and `flip` when \
+their `sides` are the other way round; the message is the table's, so every socket of the table \
+gets it while such a socket is open. \
 Resume with `after` (the last table version seen) and `chat_after` (the last chat version). A \
 position that cannot be resumed from (ahead of the stream, or older than the resync window) gets \
 a `Resync` message instead: fetch `GET /tables/{table_id}` and reconnect from its version. One \

@@ -45,6 +45,7 @@ __all__ = [
     "SideView",
     "TableView",
     "TournamentLinkView",
+    "game_view",
     "leave_cost_view",
     "legal_views",
     "play_tree_of",
@@ -642,6 +643,18 @@ def _match_id(game: Game, length: int, score: tuple[int, int], crawford: bool) -
         return game.match_id(length, score, crawford)
     except InvalidIdError:
         return None
+
+
+def game_view(state: TableState, viewer: str | None) -> GameView | None:
+    """The view's ``game`` for ``viewer`` (None with no game): what :func:`table_view` puts
+    there, and what a move's stream message sends (:mod:`server.views.move`)."""
+    if state.kind == "chouette":
+        ch = state.chouette
+        g = ch.game if ch is not None else None
+        return _chouette_game(state, ch, g, viewer) if ch is not None and g is not None else None
+    series = state.match
+    game = series.game if series is not None else None
+    return _duel_game(state, game, viewer) if game is not None else None
 
 
 def _two_player(state: TableState, viewer: str | None, **base: object) -> TableView:

@@ -29,7 +29,15 @@ from server.views.table import (
     viewer_turn,
 )
 
-__all__ = ["AfterThrow", "ThrowView", "ThrowWire", "after_throw", "throw_view", "tree_json"]
+__all__ = [
+    "AfterThrow",
+    "ThrowView",
+    "ThrowWire",
+    "after_throw",
+    "at_table",
+    "throw_view",
+    "tree_json",
+]
 
 
 class AfterThrow(msgspec.Struct, kw_only=True):
@@ -103,6 +111,15 @@ def tree_json(position: Position, dice: tuple[int, int]) -> msgspec.Raw:
     return _tree_json(position.me, position.opp, max(d1, d2), min(d1, d2))
 
 
+def at_table(state: TableState) -> list[str]:
+    """Everyone at the table and its creator, in that order: whom a throw's or a move's
+    message speaks to by account id (anyone else is a spectator or anonymous)."""
+    at = list(state.players)
+    if state.created_by not in at:
+        at.append(state.created_by)
+    return at
+
+
 def after_throw(
     state: TableState, now: int, opening: bool
 ) -> tuple[dict[str, AfterThrow], AfterThrow, AfterThrow]:
@@ -110,9 +127,6 @@ def after_throw(
     ``viewers``, ``spectator`` and ``anonymous``) after a throw, an ``opening`` one or not: by
     account id for everyone at the table and its creator, then for any other signed-in viewer,
     and for one not signed in."""
-    at_table = list(state.players)
-    if state.created_by not in at_table:
-        at_table.append(state.created_by)
     viewers = {
         p: AfterThrow(
             allowed=sorted(allowed(state, p, now)),
@@ -120,7 +134,7 @@ def after_throw(
             turn=viewer_turn(state, p),
             leave_cost=leave_cost_view(state, p) if opening else msgspec.UNSET,
         )
-        for p in at_table
+        for p in at_table(state)
     }
     turn = viewer_turn(state, None)
     free = None if opening else msgspec.UNSET  # leaving costs nobody else anything

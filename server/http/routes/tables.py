@@ -30,6 +30,7 @@ from server.openapi.operation import (
     TICKET,
     TOO_LARGE,
     UNAVAILABLE,
+    VIEWS,
     answer,
     json_body,
     op,
@@ -177,7 +178,9 @@ ROUTES: tuple[Route, ...] = (
             {
                 101: answer("Switching to the WebSocket protocol"),
                 400: problem(
-                    "`after` or `chat_after` is not an integer from 0 to 2^63 − 1, or the request is no WebSocket upgrade (`bad-request`, `http-error`)"
+                    "`after` or `chat_after` is not an integer from 0 to 2^63 − 1, `views` is"
+                    " not 0 or 1, or the request is no WebSocket upgrade (`bad-request`,"
+                    " `http-error`)"
                 ),
                 401: problem(BAD_TICKET),
                 404: problem(NO_TABLE),
@@ -188,6 +191,7 @@ ROUTES: tuple[Route, ...] = (
                 TABLE,
                 TICKET,
                 *resume_params(""),
+                VIEWS,
             ],
             security=STREAM_TICKET,
         ),

@@ -143,13 +143,15 @@ export function matUrl(id, member) {
 }
 
 /**
- * The table's WebSocket URL, resuming after the given versions of each stream. A signed-in tab
- * first asks for a single-use ticket (POST /tickets): a token never travels in a URL, where it
- * would land in logs. Without a session the socket is anonymous (a spectator's).
+ * The table's WebSocket URL, resuming after the given versions of each stream; with `views`, a
+ * move's message carries every viewer's view after it (the table page's, which shows the view).
+ * A signed-in tab first asks for a single-use ticket (POST /tickets): a token never travels in
+ * a URL, where it would land in logs. Without a session the socket is anonymous (a spectator's).
  */
-export async function socketUrl(id, after, chatAfter) {
+export async function socketUrl(id, after, chatAfter, { views = false } = {}) {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const q = new URLSearchParams({ after: String(after), chat_after: String(chatAfter) });
+  if (views) q.set("views", "1");
   if (session()) {
     try {
       const issued = await request("POST", "/tickets");

@@ -72,7 +72,8 @@ export class TableFeed {
     this.ws = attempt;
     let url;
     try {
-      url = await socketUrl(this.tableId, this.versions.table, this.versions.chat);
+      // The page shows the table's view: a move's message brings it (followMove).
+      url = await socketUrl(this.tableId, this.versions.table, this.versions.chat, { views: true });
     } catch {
       if (this.ws !== attempt) return;
       this.ws = null;

@@ -225,18 +225,19 @@ class TablePage {
     if (this.sending) return false;
     this.sending = true;
     this.render();
-    let thrown = false;
+    let followed = false;
     try {
       await api.command(this.id, command);
-      // A throw's own message brings the plays (applyThrow): no fetch while the feed is open.
-      thrown = command.type === "roll" && this.feedOpen;
+      // A throw's or a move's own message brings the view after it (follow): no fetch while
+      // the feed is open (the message of a move that ends the game fetches it).
+      followed = (command.type === "roll" || command.type === "move") && this.feedOpen;
       return true;
     } catch (err) {
       this.showError(err.message);
       return false;
     } finally {
       this.sending = false;
-      if (!thrown) await this.refetch();
+      if (!followed) await this.refetch();
       this.render();
     }
   }

@@ -3,8 +3,10 @@
 // shares its fields: `view`, `me`, `feed`, `fetching`).
 //
 // A throw's message (`m`) says what every viewer's view says after it (their `allowed`, their
-// `targets` and whose turn it is, server/views/table.py's ThrowView), so the page follows a
-// throw without fetching the table and without rules of its own; every other event fetches it.
+// `targets` and whose turn it is, server/views/throw.py's ThrowView), and so does a move's when
+// the game goes on (the game after it, server/views/move.py's MoveView), so the page follows
+// throws and plays without fetching the table and without rules of its own; every other event
+// fetches it.
 
 import { api } from "../lib/api.js";
 
@@ -48,6 +50,33 @@ export function followThrow(view, msg, me) {
   };
 }
 
+/** The view `view` (as `me`) becomes after the move of the stream message `msg`, from what its
+ * `m` says: the game after it as a spectator sees it (`game`, its `sides` the other way round
+ * for a viewer whose `flip` is set: the seat-1 player, the box), the clocks, a chouette's
+ * `text`, and what this viewer's view says (`viewers[me]`, or `spectator` / `anonymous`:
+ * `allowed`, `targets`, `turn`, `leave_cost`). Null when it cannot: no `m` (the game did not go
+ * on: fetch the view), or `view` is not the version just before the move. */
+export function followMove(view, msg, me) {
+  const m = msg.m;
+  if (!m || !m.game || !view || view.version !== msg.v - 1) return null;
+  const after = me === null ? m.anonymous : (m.viewers && m.viewers[me]) || m.spectator;
+  if (!after) return null;
+  const sides = after.flip ? [m.game.sides[1], m.game.sides[0]] : m.game.sides;
+  const next = {
+    ...view,
+    version: msg.v,
+    chain_head: msg.h ?? view.chain_head,
+    allowed: after.allowed,
+    targets: after.targets,
+    leave_cost: after.leave_cost,
+    game: { ...m.game, sides, turn: after.turn },
+    now: m.now,
+    clocks: m.clocks,
+  };
+  if (m.text !== undefined) next.text = m.text;
+  return next;
+}
+
 /** What a table message says of a throw that could not be played (`m.passed`: the turn has
  * passed at once, and the view no longer shows the dice): its words ("Bob cannot move 6-6."),
  * shown until the next event; null for any other message. */
@@ -77,14 +106,15 @@ export class FeedGlue {
       this.lastResult = msg.d;
       this.renderResult();
     }
-    if (this.applyThrow(msg)) return;
+    if (this.follow(msg)) return;
     this.refetch();
   }
 
-  /** A throw's message says what the table waits for now (`m`): the view follows it without
-   * fetching the table again. False when it cannot (see followThrow). */
-  applyThrow(msg) {
-    const view = followThrow(this.view, msg, this.me);
+  /** A throw's or a move's message says what the table waits for now (`m`): the view follows
+   * it without fetching the table again. False when it cannot (see followThrow, followMove). */
+  follow(msg) {
+    const next = msg.t === "checkers_moved" ? followMove : followThrow;
+    const view = next(this.view, msg, this.me);
     if (view === null) return false;
     this.apply(view);
     return true;

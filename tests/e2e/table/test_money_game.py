@@ -80,8 +80,9 @@ def test_two_browsers_play_a_money_game_to_the_end(
     expect(bob.test_id("cmd-double")).to_have_count(0)
 
     # Bob rolls 43 and types his play: both of Ann's back checkers go to the bar. The throw's
-    # own message on the stream brings his legal plays: neither page fetches the table view
-    # between the throw and the play.
+    # own message on the stream brings his legal plays, and the play's its view after it (the
+    # board, whose turn, what each may do, what leaving now costs): neither page fetches the
+    # table view from the throw to the board after the play.
     fetched: list[str] = []
 
     def views(request: Request) -> None:
@@ -95,12 +96,16 @@ def test_two_browsers_play_a_money_game_to_the_end(
     expect(ann.test_id("status")).to_contain_text("Waiting for Bob to move 4-3")
     expect(bob.test_id("move-input")).to_be_visible()
     assert fetched == [], fetched
-    for p in (ann, bob):
-        p.page.remove_listener("request", views)
     bob.type_play("8/5*/1*")
     ann.expect_status("Waiting for Ann to roll")
+    bob.expect_status("Waiting for Ann to roll")
     counts = board_counts(ann.test_id("board"))
     assert counts["viewer"][25] == 2, counts
+    assert board_counts(bob.test_id("board"))["opponent"][25] == 2
+    expect(ann.test_id("cmd-roll")).to_be_visible()
+    assert fetched == [], fetched
+    for p in (ann, bob):
+        p.page.remove_listener("request", views)
 
     # Ann rolls 63: only bar/22 is legal, and one click plays it.
     ann.click("cmd-roll")

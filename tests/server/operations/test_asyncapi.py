@@ -83,7 +83,10 @@ def test_every_event_type_is_described() -> None:
         # The event's own schema, with every field of its struct.
         schema = doc["components"]["schemas"][cls.__name__]
         assert set(schema["properties"]) == {*cls.__struct_fields__, "type"}, tag
-        assert ("m" in props) == (tag in asyncapi.THROWS), tag
+        assert ("m" in props) == (tag in (*asyncapi.THROWS, *asyncapi.MOVES)), tag
+        if "m" in props:
+            view = "ThrowView" if tag in asyncapi.THROWS else "MoveView"
+            assert props["m"]["$ref"] == f"#/components/schemas/{view}", tag
     # Every event of a table is somewhere a client receives it: on a WebSocket channel and on
     # SSE (an account's erasure is in no table's streams: the log has it, GET /log; nor is a
     # tournament's event, which is in its own stream).
