@@ -49,6 +49,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import sys
 import time
 import uuid
@@ -160,6 +161,27 @@ INSTRUMENT = r"""
     else (B.waiters[kind] = B.waiters[kind] || []).push(resolve);
   });
   B.bytes = bytes;
+  // When each stream message of a type last arrived (its handler's start: the page's own
+  // listener runs right after), for the breakdown of a roll and a confirm.
+  B.arrived = {};
+  const Socket = window.WebSocket;
+  window.WebSocket = class extends Socket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (ev) => {
+        const at = performance.now();
+        const text = typeof ev.data === "string" ? ev.data : new TextDecoder().decode(ev.data);
+        const t = /"t":"([a-z_]+)"/.exec(text);
+        if (t) B.arrived[t[1]] = at;
+      });
+    }
+  };
+  // The last command request's times (Resource Timing), relative to the page's time origin.
+  B.command = () => {
+    const all = performance.getEntriesByType("resource");
+    const e = all.filter((r) => r.name.endsWith("/commands")).pop();
+    return e ? { start: e.startTime, end: e.responseEnd } : null;
+  };
   B.arm("load");
   document.addEventListener("click", (ev) => {
     const button = ev.target instanceof Element && ev.target.closest("[data-testid]");
@@ -179,6 +201,11 @@ def chromium() -> str:
         if path and os.access(path, os.X_OK):
             return path
     raise SystemExit("no Chromium: install Debian's chromium package (or set CHOUETTE_CHROMIUM)")
+
+
+def _p50s(parts: dict[str, list[float]] | None) -> dict[str, float]:
+    """The median of each part of a breakdown (ms from the click), by name."""
+    return {k: round(statistics.median(v), 1) for k, v in (parts or {}).items() if v}
 
 
 def dist(values: list[float]) -> dict[str, Any]:
@@ -289,6 +316,11 @@ class Game:
         self.confirm_dom: list[float] = []
         self.loads: list[dict[str, Any]] = []
         self.passed: list[float] = []
+        self.stage = "loaded"
+        """Which part of the run the rolls' breakdowns go to (``parts``)."""
+        self.parts: dict[str, dict[str, list[float]]] = {}
+        """Of each roll, by stage, the ms from the click to: the command request sent and
+        answered (Resource Timing), the throw's stream message arriving, the dice in the DOM."""
         """Roll → the next status drawn, for the throws that could not be played."""
         self.games = 1
 
@@ -378,6 +410,20 @@ class Game:
         if got["how"] == "dice":
             self.roll.append(got["frame"] - click["t"])
             self.roll_dom.append(got["dom"] - click["t"])
+            times = await page.evaluate(
+                "() => ({command: __bench.command(), message: Math.max("
+                " __bench.arrived.dice_rolled || 0, __bench.arrived.opening_throw || 0)})"
+            )
+            parts = self.parts.setdefault(self.stage, {})
+            command = times["command"] or {}
+            for key, at in (
+                ("command_sent", command.get("start")),
+                ("command_answered", command.get("end")),
+                ("message", times["message"] or None),
+                ("dom", got["dom"]),
+            ):
+                if at is not None and at >= click["t"]:
+                    parts.setdefault(key, []).append(at - click["t"])
         else:  # no legal move: the turn passed, and the page shows no dice
             self.passed.append(round(got["frame"] - click["t"], 2))
 
@@ -544,6 +590,16 @@ class Cores:
 # -- the run ---------------------------------------------------------------------------------------
 
 
+async def _js_profile(page: Page) -> Any:
+    """A DevTools session sampling ``page``'s JavaScript (every 200 µs) until it is sent
+    ``Profiler.stop``."""
+    cdp = await page.context.new_cdp_session(page)
+    await cdp.send("Profiler.enable")
+    await cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+    await cdp.send("Profiler.start")
+    return cdp
+
+
 async def run(
     dsn: str,
     tables: int,
@@ -553,6 +609,7 @@ async def run(
     seed: int,
     log: Any,
     unloaded: int = 0,
+    js_profile: str | None = None,
 ) -> dict[str, Any]:
     server = Server(dsn)
     try:
@@ -594,9 +651,15 @@ async def run(
                     loaded = game.roll, game.confirm, game.roll_dom, game.confirm_dom
                     game.roll, game.confirm, game.roll_dom, game.confirm_dom = [], [], [], []
                     c0 = cores.read()
+                    game.stage = "unloaded"
+                    pages = game.people if js_profile else []
+                    profiling = [await _js_profile(p.page) for p in pages]
                     await game.play(browser, unloaded, 0)
+                    for i, cdp in enumerate(profiling):
+                        done = await cdp.send("Profiler.stop")
+                        Path(f"{js_profile}.{i}.cpuprofile").write_text(json.dumps(done["profile"]))
                     base = {
-                        "roll": dist(game.roll),
+                        "roll": dist(game.roll) | {"parts": _p50s(game.parts.get("unloaded"))},
                         "confirm": dist(game.confirm),
                         "cores": Cores.shares(c0, cores.read()),
                     }
@@ -613,7 +676,12 @@ async def run(
     a, b = game.people
     out = {
         "bench": "browser",
-        "roll": roll | {"to_dom_change": dist(game.roll_dom), "turn_passed_ms": game.passed},
+        "roll": roll
+        | {
+            "to_dom_change": dist(game.roll_dom),
+            "turn_passed_ms": game.passed,
+            "parts": _p50s(game.parts.get("loaded")),
+        },
         "confirm": confirm | {"to_dom_change": dist(game.confirm_dom)},
         "first_load": first
         | {
@@ -673,6 +741,12 @@ async def main() -> None:
     )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--database", help="use this (migrated) database as it is")
+    ap.add_argument(
+        "--js-profile",
+        metavar="PREFIX",
+        help="write each page's JavaScript CPU profile over the unloaded turns to"
+        " PREFIX.0.cpuprofile and PREFIX.1.cpuprofile (Chrome DevTools' format)",
+    )
     args = ap.parse_args()
     samples = args.samples or (15 if args.quick else 40)
     loads = args.loads or (3 if args.quick else 5)
@@ -683,7 +757,17 @@ async def main() -> None:
         print(f"[{time.perf_counter() - began:6.1f} s] {what}", file=sys.stderr, flush=True)
 
     async def go(dsn: str) -> dict[str, Any]:
-        return await run(dsn, args.tables, samples, loads, args.processes, args.seed, log, unloaded)
+        return await run(
+            dsn,
+            args.tables,
+            samples,
+            loads,
+            args.processes,
+            args.seed,
+            log,
+            unloaded,
+            args.js_profile,
+        )
 
     if args.database:
         out = await go(args.database)

@@ -29,6 +29,8 @@ import { FeedGlue } from "./table_feed.js";
 
 const AUTO_KEY = "chouette.autoConfirm";
 const KIND_NAMES = { money: "Money table", match: "Match", chouette: "Chouette" };
+/** How long a command's answer may take before the page shows it is waiting for it (ms). */
+const SLOW_ANSWER_MS = 100;
 const ROLE_WORDS = {
   player: "You are playing.",
   box: "You are the box.",
@@ -215,6 +217,7 @@ class TablePage {
     this.stopped = true;
     this.shortcuts.detach();
     clearInterval(this.clockTimer);
+    clearTimeout(this.followTimer);
     if (this.feed) this.feed.stop();
     this.notice(null);
   }
@@ -224,22 +227,49 @@ class TablePage {
   async send(command) {
     if (this.sending) return false;
     this.sending = true;
-    this.render();
+    const sent = api.command(this.id, command);
+    // The page draws itself waiting (its buttons disabled) only if the answer is slow to come:
+    // drawing it at once costs the main thread a render and a frame, and the answer and its
+    // message wait behind them (some 10 ms on a busy machine). A second click meanwhile is
+    // refused above all the same.
+    const slow = setTimeout(() => this.render(), SLOW_ANSWER_MS);
     let followed = false;
+    let version = 0;
     try {
-      await api.command(this.id, command);
-      // A throw's or a move's own message brings the view after it (follow): no fetch while
-      // the feed is open (the message of a move that ends the game fetches it).
+      const result = await sent;
+      version = result ? result.last_version : 0;
+      // A throw's or a move's own message brings the view after it (follow), as a rule a
+      // moment after this answer: no fetch while the feed is open (the message of a move that
+      // ends the game fetches it), and no drawing of the view before it either, which would
+      // only offer the button just pressed again until the message comes.
       followed = (command.type === "roll" || command.type === "move") && this.feedOpen;
       return true;
     } catch (err) {
       this.showError(err.message);
       return false;
     } finally {
+      clearTimeout(slow);
       this.sending = false;
-      if (!followed) await this.refetch();
-      this.render();
+      if (!followed) {
+        await this.refetch();
+        this.render();
+      } else if (this.view && this.view.version >= version) {
+        this.render(); // the message came first, drawn while this command was being sent
+      } else {
+        this.awaitFollow(version);
+      }
     }
+  }
+
+  /** After a command whose events the feed brings: if the view has not reached `version` a
+   * second later (the feed is slow or down), fetch it; draw the page either way. */
+  awaitFollow(version) {
+    clearTimeout(this.followTimer);
+    this.followTimer = setTimeout(() => {
+      if (this.stopped) return;
+      if (!this.view || this.view.version < version) this.refetch();
+      else this.render();
+    }, 1000);
   }
 
   async post(channel, text) {
