@@ -12,6 +12,12 @@ it meets something it does not follow (a refusal, an expired clock) does a table
 once to find its place again (``resyncs``). Each process is a plain asyncio loop; none runs the
 decider.
 
+``pages`` makes every socket behave as the web page's does with the view it shows: it fetches
+the table view (``GET /tables/{id}``, as its player) after every table event it cannot follow
+from the message itself, coalescing the fetches it would make while one is out. ``"fetch"``:
+it follows throws only (the page before moves carried their views); ``"views"``: it opens its
+socket with ``views=1`` and follows moves too. The fetches made are counted.
+
 Measured per phase, by the clients: command latency (send → the sender's own ``result``), fan-out
 (the sender's ``result`` → the same event on each other socket of the table, and from the send),
 commands offered and acknowledged, errors, and the clients' own CPU.
@@ -57,6 +63,18 @@ class _Head(msgspec.Struct):
 
 
 _head = msgspec.json.Decoder(_Head)
+
+
+class _Follow(msgspec.Struct):
+    """What a page-like socket reads of a table message: its type and whether it has ``m``."""
+
+    t: str | None = None
+    m: msgspec.Raw = msgspec.Raw(b"")
+    """Empty when the message has none."""
+
+
+_follow = msgspec.json.Decoder(_Follow)
+_THROWS = frozenset({"opening_throw", "dice_rolled"})
 
 
 @dataclass
@@ -111,6 +129,11 @@ class _Table:
         self.last_t: str | None = None
         self.view_due = False
         """The next look at the view is expected (a new chouette's line), not a resync."""
+        self.base = ""
+        """The server's URL (page-like sockets fetch the view from it)."""
+        self.session: aiohttp.ClientSession | None = None
+        self.fetching: dict[int, bool] = {}
+        """Page-like sockets with a fetch out, and whether another is due after it."""
 
     # who is who
     def idx(self, account: str) -> int:
@@ -219,11 +242,40 @@ class _Table:
                 self.arrived(i, head.v, at)
                 if i == 0 and head.v == self.version + 1:
                     self.follow(_json.decode(raw.data))
+                if self.run.pages:
+                    seen = _follow.decode(raw.data)
+                    if not seen.m or (seen.t not in _THROWS and self.run.pages != "views"):
+                        self.fetch(i)
             elif ctl == "result" or ctl == "error":
                 self.answered(_json.decode(raw.data), at)
             elif ctl == "resync":
                 self.run.errors += 1
         self.run.closed += 1
+
+    def fetch(self, i: int) -> None:
+        """Socket ``i`` fetches the table view as its player, as the page does; a fetch asked
+        for while one is out is made once after it."""
+        if i in self.fetching:
+            self.fetching[i] = True
+            return
+        self.fetching[i] = False
+        self.tasks.append(asyncio.create_task(self._fetch(i)))
+
+    async def _fetch(self, i: int) -> None:
+        assert self.session is not None
+        url = f"{self.base}/tables/{self.spec.table_id}"
+        headers = {"Authorization": f"Bearer {self.spec.players[i][1]}"}
+        try:
+            while True:
+                self.run.stats[self.run.phase]["fetches"] += 1
+                with contextlib.suppress(aiohttp.ClientError, TimeoutError):
+                    async with self.session.get(url, headers=headers) as r:
+                        _json.decode(await r.read())
+                if not self.fetching.get(i):
+                    break
+                self.fetching[i] = False
+        finally:
+            self.fetching.pop(i, None)
 
     def answered(self, msg: dict[str, Any], at: float) -> None:
         cmd = self.cmd
@@ -327,6 +379,8 @@ class _Run:
         draining: the tables play on at 3 s, or the pace the last phase said, their figures
         are not kept)."""
         self.think_mean = 3.0
+        self.pages: str | None = None
+        """None, or page-like sockets: ``"fetch"`` or ``"views"`` (see the module's doc)."""
         self.stats: dict[int, dict[str, Any]] = {}
         self.errors = 0
         self.resyncs = 0
@@ -340,6 +394,7 @@ class _Run:
             "fanout_send": [],
             "sent": 0,
             "errors": 0,
+            "fetches": 0,
             "why": [],
         }
         self.think_mean = think_mean
@@ -421,6 +476,8 @@ async def _worker_main(conn: Connection, urls: list[str], job: dict[str, Any]) -
         if job.get("create_only"):
             return
         run = _Run()
+        run.pages = job.get("pages")
+        views = "&views=1" if run.pages == "views" else ""
         rng = random.Random(job["seed"])
         tables = [_Table(s, run, random.Random(rng.random())) for s in specs]
         sem = asyncio.Semaphore(64)
@@ -437,10 +494,11 @@ async def _worker_main(conn: Connection, urls: list[str], job: dict[str, Any]) -
                             raise
                         await asyncio.sleep(1.0)
                 ws = base.replace("http://", "ws://")
+                t.base, t.session = base, session
                 for _account, token in t.spec.players:
                     t.socks.append(
                         await session.ws_connect(
-                            f"{ws}/tables/{t.spec.table_id}/ws?after={t.version}",
+                            f"{ws}/tables/{t.spec.table_id}/ws?after={t.version}{views}",
                             headers={"Authorization": f"Bearer {token}"},
                             max_msg_size=0,
                             heartbeat=None,
@@ -529,9 +587,11 @@ def pct(values: list[float], q: float) -> float:
 class Clients:
     """Client processes that set up and play tables, driven phase by phase."""
 
-    def __init__(self, urls: list[str], processes: int) -> None:
+    def __init__(self, urls: list[str], processes: int, pages: str | None = None) -> None:
         self.urls = urls
         self.processes = processes
+        self.pages = pages
+        """Page-like sockets (:class:`_Run`'s ``pages``), or None."""
         self.ctx = mp.get_context("spawn")
         self.procs: list[Any] = []
         self.conns: list[Connection] = []
@@ -579,7 +639,10 @@ class Clients:
             s.server = i % len(self.urls)
         chunks = [specs[i :: self.processes] for i in range(self.processes)]
         self._start(
-            [{"specs": [s.__dict__ for s in c], "seed": seed + i} for i, c in enumerate(chunks)]
+            [
+                {"specs": [s.__dict__ for s in c], "seed": seed + i, "pages": self.pages}
+                for i, c in enumerate(chunks)
+            ]
         )
         sockets = 0
         for conn in self.conns:
@@ -616,12 +679,12 @@ class Clients:
             await on_end()
         merged: dict[str, Any] = {"latency": [], "fanout": [], "fanout_send": [], "sent": 0}
         merged["why"] = []
-        merged.update(errors=0, client_cpu_s=0.0, resyncs=0, closed=0)
+        merged.update(errors=0, client_cpu_s=0.0, resyncs=0, closed=0, fetches=0)
         for conn in self.conns:
             _, _, stats = await self._recv(conn, "phase")
             for key in ("latency", "fanout", "fanout_send", "why"):
                 merged[key] += stats[key]
-            for key in ("sent", "errors", "client_cpu_s", "resyncs", "closed"):
+            for key in ("sent", "errors", "client_cpu_s", "resyncs", "closed", "fetches"):
                 merged[key] += stats[key]
         merged["wall"] = wall
         return merged
