@@ -64,7 +64,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.kit.human_pace import Clients, Phase, pct, summary  # noqa: E402
-from bench.kit.scratch import scratch_database  # noqa: E402
+from bench.kit.scratch import in_scratch  # noqa: E402
 from bench.server import SETTLE_S, Server, Window  # noqa: E402
 
 TARGETS = {"roll_p95_ms": 100.0, "confirm_p95_ms": 100.0, "first_load_ms": 1000.0}
@@ -769,12 +769,7 @@ async def main() -> None:
             args.js_profile,
         )
 
-    if args.database:
-        out = await go(args.database)
-    else:
-        base = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
-        async with scratch_database(base, "bench_browser") as dsn:
-            out = await go(dsn)
+    out = await (go(args.database) if args.database else in_scratch("bench_browser", go))
     out["seconds"] = round(time.perf_counter() - began, 1)
     print(json.dumps(out))
 

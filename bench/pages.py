@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -37,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.kit.human_pace import Clients, Phase, summary  # noqa: E402
-from bench.kit.scratch import scratch_database  # noqa: E402
+from bench.kit.scratch import in_scratch  # noqa: E402
 from bench.server import SETTLE_S, Server, Window  # noqa: E402
 
 MODES = ("fetch", "views")
@@ -134,9 +133,7 @@ async def main() -> None:
     async def go(dsn: str) -> dict[str, Any]:
         return await run(dsn, args.tables, seconds, rounds, args.processes, log)
 
-    base = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
-    async with scratch_database(base, "bench_pages") as dsn:
-        out = await go(dsn)
+    out = await in_scratch("bench_pages", go)
     out["wall_s"] = round(time.perf_counter() - began, 1)
     print(json.dumps(out))
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
 
 import asyncpg
 
 from events.store.embedded import with_database
 
-__all__ = ["scratch_database"]
+__all__ = ["LOCAL", "in_scratch", "scratch_database"]
+
+T = TypeVar("T")
 
 
 @contextlib.asynccontextmanager
@@ -26,3 +29,14 @@ async def scratch_database(server: str, prefix: str) -> AsyncIterator[str]:
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
+
+
+LOCAL = "postgresql://postgres@127.0.0.1:5432/test"
+"""The PostgreSQL server a bench uses when ``DATABASE_URL`` names none."""
+
+
+async def in_scratch(prefix: str, go: Callable[[str], Awaitable[T]]) -> T:
+    """``go(url)`` on a scratch database (:func:`scratch_database`) of ``DATABASE_URL``'s
+    server, or of :data:`LOCAL`."""
+    async with scratch_database(os.environ.get("DATABASE_URL", LOCAL), prefix) as dsn:
+        return await go(dsn)
