@@ -264,7 +264,8 @@ _QUERY = {
         },
         "views": {
             "type": "integer",
-            "enum": [0, 1],
+            "minimum": 0,
+            "maximum": 1,
             "default": 0,
             "description": "1: a move's message carries `m`, a `MoveView` (every viewer's"
             " table view after the move), while this socket is open: for a client that shows"

@@ -196,7 +196,7 @@ def resume_params(note: str) -> list[dict[str, Any]]:
 VIEWS = param(
     "views",
     "query",
-    {"type": "integer", "enum": [0, 1], "default": 0},
+    {"type": "integer", "minimum": 0, "maximum": 1, "default": 0},
     "1: a move's message carries `m`, a `MoveView` (every viewer's table view after it), while"
     " this socket is open: for a client that shows the view, as the web page does.",
 )
