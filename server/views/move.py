@@ -75,45 +75,25 @@ def move_view(state: TableState, now: int) -> MoveView | None:
     """What the move that made ``state`` (its last event a ``checkers_moved``) leaves the
     table waiting for; None unless the game goes on with a throw (the move ended the game, or
     the match is over), when the page fetches the view instead."""
-    if state.match_winner:
+    game = None if state.match_winner else game_view(state, None)
+    if game is None or game.phase != Phase.ROLL.value:
         return None
-    text: str | msgspec.UnsetType = msgspec.UNSET
-    if state.kind == "chouette":
-        ch = state.chouette
-        g = ch.game if ch is not None else None
-        if ch is None or g is None or g.phase is not Phase.ROLL or g.is_over:
-            return None
-        box = g.box
-
-        def flipped(p: str) -> bool:
-            return p == box
-
-        text = ch.text()
-    else:
-        series = state.match
-        duel = series.game if series is not None else None
-        if duel is None or duel.phase is not Phase.ROLL or duel.is_over:
-            return None
-
-        def flipped(p: str) -> bool:
-            return state.seat_of(p) == 1
-
-    game = game_view(state, None)
-    assert game is not None
-    viewers = {
-        p: AfterMove(
+    # A viewer whose sides are the other way round sees the other side on turn: the turn tells.
+    turn = game.turn
+    viewers = {}
+    for p in at_table(state):
+        theirs = viewer_turn(state, p)
+        viewers[p] = AfterMove(
             allowed=sorted(allowed(state, p, now)),
             targets=targets_of(state, p),
-            turn=viewer_turn(state, p),
+            turn=theirs,
             leave_cost=leave_cost_view(state, p),
-            flip=flipped(p),
+            flip=theirs != turn,
         )
-        for p in at_table(state)
-    }
-    turn = game.turn
+    ch = state.chouette
     return MoveView(
         game=game,
-        text=text,
+        text=ch.text() if ch is not None else msgspec.UNSET,
         now=now,
         clocks=clock_views(state, now),
         viewers=viewers,

@@ -659,12 +659,11 @@ def game_view(state: TableState, viewer: str | None) -> GameView | None:
 
 def _two_player(state: TableState, viewer: str | None, **base: object) -> TableView:
     series = state.match
-    game = series.game if series is not None else None
     cls = MatchTableView if state.kind == "match" else MoneyTableView
     return cls(
         **base,  # type: ignore[arg-type]
         targets={},
-        game=_duel_game(state, game, viewer) if game is not None else None,
+        game=game_view(state, viewer),
         seats=list(state.seats),
         score=list(series.score) if series is not None else None,
         match_length=series.length if series is not None else state.options.match_length,
@@ -800,11 +799,10 @@ def _chouette(state: TableState, viewer: str | None, **base: object) -> Chouette
             acting_captain=None,
             history=[],
         )
-    g = ch.game
     return ChouetteTableView(
         **base,  # type: ignore[arg-type]
         targets=targets,
-        game=_chouette_game(state, ch, g, viewer) if g is not None else None,
+        game=game_view(state, viewer),
         line=list(ch.line),
         box=ch.box,
         captain=ch.captain,
